@@ -1,0 +1,69 @@
+import type { Address, Signature } from "@solana/kit";
+
+/** One account as the ledger holds it. `data` is the raw account bytes. */
+export type AccountSnapshot = Readonly<{
+  address: Address;
+  owner: Address;
+  lamports: bigint;
+  data: Uint8Array;
+  executable: boolean;
+}>;
+
+export type ProgramAccountFilter =
+  | Readonly<{ memcmp: Readonly<{ offset: number; bytes: Uint8Array }> }>
+  | Readonly<{ dataSize: number }>;
+
+export type LatestBlockhash = Readonly<{ blockhash: string; lastValidBlockHeight: bigint }>;
+
+export type SimulationOutcome =
+  | Readonly<{ ok: true; unitsConsumed: bigint; logs: readonly string[] }>
+  | Readonly<{ ok: false; error: string; logs: readonly string[] }>;
+
+export type ConfirmationLevel = "processed" | "confirmed" | "finalized";
+
+/** `err` is the ledger's transaction error rendered as text, or null when it succeeded. */
+export type SignatureStatus = Readonly<{
+  slot: bigint;
+  confirmationStatus: ConfirmationLevel;
+  err: string | null;
+}>;
+
+/**
+ * Everything the service needs from a Solana ledger. Implemented by the embedded
+ * litesvm ledger and by the JSON-RPC adapter; both pass the same contract tests.
+ * Signing is not here: a signer never touches the ledger.
+ */
+export type Ledger = Readonly<{
+  getLatestBlockhash(): Promise<LatestBlockhash>;
+  isBlockhashValid(blockhash: string): Promise<boolean>;
+  getBlockHeight(): Promise<bigint>;
+  getAccount(address: Address): Promise<AccountSnapshot | null>;
+  getMultipleAccounts(addresses: readonly Address[]): Promise<readonly (AccountSnapshot | null)[]>;
+  getProgramAccounts(program: Address, filters?: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
+  /** Simulates wire bytes without signature verification (the fee payer slot may be empty). */
+  simulateTransaction(wire: Uint8Array, options?: Readonly<{ sigVerify?: boolean }>): Promise<SimulationOutcome>;
+  /** Submits fully signed wire bytes. Throws {@link LedgerError}. */
+  sendTransaction(wire: Uint8Array): Promise<Signature>;
+  /** Looks up statuses, searching history so an old signature is still found. */
+  getSignatureStatuses(signatures: readonly Signature[]): Promise<readonly (SignatureStatus | null)[]>;
+  /** Cheap liveness probe used by /health. Throws {@link LedgerError} when unreachable. */
+  ping(): Promise<void>;
+}>;
+
+/**
+ * `rejected`: the ledger answered and refused (bad transaction, preflight failure);
+ * retrying the same bytes gives the same answer.
+ * `unavailable`: transport failure, 5xx, timeout; the outcome is unknown and a retry may work.
+ */
+export type LedgerErrorKind = "rejected" | "unavailable";
+
+export class LedgerError extends Error {
+  override readonly name = "LedgerError";
+  constructor(
+    readonly kind: LedgerErrorKind,
+    message: string,
+    readonly logs: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}

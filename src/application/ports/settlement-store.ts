@@ -1,0 +1,53 @@
+import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
+
+export type SettlementState = "pending" | "submitted" | "settled" | "failed";
+
+/** What a settlement claim writes before anything reaches the ledger. */
+export type SettlementDraft = Readonly<{
+  /** Idempotency key: hex SHA-256 of the transaction message bytes (or of the mode's proof). */
+  key: string;
+  paymentId: string | null;
+  payer: string;
+  payTo: string;
+  asset: string;
+  amount: bigint;
+  network: string;
+  mode: SettlementMode;
+  /** Our signature, known before submission because ed25519 is deterministic. */
+  signature: string;
+  /** Base64 of the fully signed wire transaction, kept so recovery can resubmit the same bytes. */
+  wireTransaction: string | null;
+  /** Block height after which the transaction can never land; null when nothing is submitted. */
+  lastValidBlockHeight: bigint | null;
+}>;
+
+export type SettlementRecord = SettlementDraft &
+  Readonly<{
+    state: SettlementState;
+    error: string | null;
+    /** Incremented each time a failed record is claimed again. */
+    attempts: number;
+    createdAt: Date;
+    updatedAt: Date;
+  }>;
+
+export type ClaimResult =
+  | Readonly<{ outcome: "claimed"; record: SettlementRecord }>
+  /** Another claim holds the key or the paymentId; `record` is that claim as stored now. */
+  | Readonly<{ outcome: "exists"; record: SettlementRecord }>;
+
+/**
+ * Durable settlement records. `claim` is atomic: of any number of concurrent claims for
+ * one key or paymentId, across processes sharing the database, exactly one gets `claimed`.
+ * A record in state `failed` may be claimed again (a retry); that claim replaces its draft.
+ */
+export type SettlementStore = Readonly<{
+  claim(draft: SettlementDraft): Promise<ClaimResult>;
+  markSubmitted(key: string): Promise<void>;
+  /** Moves a pending or submitted record to a final state. No-op if it is already final. */
+  finish(key: string, outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>): Promise<void>;
+  get(key: string): Promise<SettlementRecord | null>;
+  findByPaymentId(paymentId: string): Promise<SettlementRecord | null>;
+  /** Records still pending or submitted, oldest first, for crash recovery. */
+  listUnresolved(limit: number): Promise<readonly SettlementRecord[]>;
+}>;

@@ -1,0 +1,24 @@
+/** CAIP-2 identifiers: `solana:<first 32 chars of the genesis hash>`. */
+export const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+
+/** Full genesis hashes, which the embedded ledger reports so clients recognise devnet. */
+export const DEVNET_GENESIS_HASH = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcuWFUBDuyi";
+
+export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+export const USDC_DECIMALS = 6;
+
+/** x402 v1 used bare network names; v2 uses CAIP-2. */
+const V1_TO_CAIP2: Readonly<Record<string, string>> = Object.freeze({
+  "solana-devnet": SOLANA_DEVNET,
+  solana: SOLANA_MAINNET,
+});
+
+export function caip2FromV1Network(name: string): string | null {
+  return V1_TO_CAIP2[name] ?? null;
+}
+
+export function v1NetworkFromCaip2(caip2: string): string | null {
+  for (const [v1, id] of Object.entries(V1_TO_CAIP2)) if (id === caip2) return v1;
+  return null;
+}

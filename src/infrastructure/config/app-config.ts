@@ -1,0 +1,71 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../domain/networks.ts";
+
+const Base58Address = Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$" });
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+/** Every environment setting except signers (parsed by the signer config), with its default. */
+export const AppConfigSchema = Type.Object({
+  ROLE: Type.Union([Type.Literal("all"), Type.Literal("registry"), Type.Literal("facilitator")], { default: "all" }),
+  HOST: Type.String({ minLength: 1, default: "127.0.0.1" }),
+  REGISTRY_PORT: Type.Integer({ ...Port, default: 3000 }),
+  FACILITATOR_PORT: Type.Integer({ ...Port, default: 4020 }),
+  LOCAL_LEDGER_PORT: Type.Integer({ ...Port, default: 8899 }),
+  DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
+  SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: "^https?://" })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
+  NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
+  USDC_MINT: Type.String({ ...Base58Address, default: DEVNET_USDC_MINT }),
+  VERIFY_SIMULATE: Type.Boolean({ default: true }),
+  VERIFY_MAX_COMPUTE_UNIT_LIMIT: Type.Integer({ minimum: 1, maximum: 1_400_000, default: 400_000 }),
+  VERIFY_MAX_COMPUTE_UNIT_PRICE: Type.Integer({ minimum: 0, default: 5_000_000 }),
+  VERIFY_MAX_INSTRUCTIONS: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
+  REGISTRY_PROGRAM_ID: Type.String({ ...Base58Address, default: "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" }),
+  REGISTRY_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 30 }),
+  REGISTRY_CATEGORIES_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Union(
+    [Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")],
+    { default: "info" },
+  ),
+  SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 600, default: 25 }),
+});
+
+export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;
+
+export type ConfigResult = Readonly<{ ok: true; config: AppConfig }> | Readonly<{ ok: false; errors: readonly string[] }>;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Parses the environment once at boot. Errors name the variable and the expectation but
+ * never echo the value, because a misplaced secret must not reach the log.
+ */
+export function parseAppConfig(env: Env): ConfigResult {
+  const raw: Record<string, unknown> = {};
+  const errors: string[] = [];
+  for (const [name, schema] of Object.entries(AppConfigSchema.properties)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    const coerced = coerce(value, schema.type as string | undefined);
+    if (coerced === undefined) errors.push(`${name}: expected ${schema.type}`);
+    else raw[name] = coerced;
+  }
+  const withDefaults = Value.Default(AppConfigSchema, raw);
+  for (const error of Value.Errors(AppConfigSchema, withDefaults)) {
+    errors.push(`${error.path.slice(1)}: ${error.message}`);
+  }
+  if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
+  return { ok: true, config: Object.freeze(withDefaults as Static<typeof AppConfigSchema>) };
+}
+
+function coerce(value: string, type: string | undefined): unknown {
+  if (type === "integer") return /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
+  if (type === "boolean") {
+    const v = value.trim().toLowerCase();
+    if (["true", "1", "yes", "on"].includes(v)) return true;
+    if (["false", "0", "no", "off"].includes(v)) return false;
+    return undefined;
+  }
+  return value.trim();
+}
