@@ -1,0 +1,64 @@
+import type { Signature } from "@solana/kit";
+import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+
+export type ReconcileReport = Readonly<{ examined: number; settled: number; failed: number; resent: number; open: number }>;
+
+/**
+ * Finishes records a crash (or a lost RPC answer) left `pending` or `submitted`. The signature
+ * was stored before submission, so the ledger alone says what happened:
+ * - it landed: settled, or failed with the on-chain error;
+ * - it did not land and its blockhash expired: failed, it can never land now;
+ * - it did not land yet: the stored bytes are sent again (same signature, so never a second
+ *   transfer) and the record stays open for the next pass.
+ * Safe to run from every replica at once: `finish` never overwrites a final state.
+ */
+export async function reconcileSettlements(
+  deps: Readonly<{ ledger: Ledger; store: SettlementStore; logger: Logger }>,
+  batchSize = 100,
+): Promise<ReconcileReport> {
+  const open = await deps.store.listUnresolved(batchSize);
+  if (open.length === 0) return { examined: 0, settled: 0, failed: 0, resent: 0, open: 0 };
+  const statuses = await deps.ledger.getSignatureStatuses(open.map((r) => r.signature as Signature));
+  const height = await deps.ledger.getBlockHeight();
+  const report = { examined: open.length, settled: 0, failed: 0, resent: 0, open: 0 };
+  for (const [index, record] of open.entries()) {
+    const status = statuses[index] ?? null;
+    if (status && status.err === null && status.confirmationStatus !== "processed") {
+      await deps.store.finish(record.key, { state: "settled" });
+      report.settled++;
+    } else if (status && status.err !== null) {
+      await deps.store.finish(record.key, { state: "failed", error: `transaction failed on-chain: ${status.err}` });
+      report.failed++;
+    } else if (!status && isExpired(record, height)) {
+      await deps.store.finish(record.key, { state: "failed", error: "blockhash expired before the transaction landed" });
+      report.failed++;
+    } else {
+      if (!status && (await resend(deps, record))) report.resent++;
+      report.open++;
+    }
+  }
+  if (report.settled + report.failed > 0) deps.logger.info("reconciled settlements", report);
+  return report;
+}
+
+function isExpired(record: SettlementRecord, height: bigint): boolean {
+  return record.lastValidBlockHeight !== null && height > record.lastValidBlockHeight;
+}
+
+async function resend(deps: Readonly<{ ledger: Ledger; logger: Logger }>, record: SettlementRecord): Promise<boolean> {
+  if (!record.wireTransaction) return false;
+  try {
+    await deps.ledger.sendTransaction(base64ToBytes(record.wireTransaction));
+    return true;
+  } catch (error) {
+    if (!(error instanceof LedgerError)) throw error;
+    deps.logger.debug("reconcile resend refused", { key: record.key, error: error.message });
+    return false;
+  }
+}
+
+function base64ToBytes(base64: string): Uint8Array {
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+}

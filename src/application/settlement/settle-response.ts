@@ -1,0 +1,39 @@
+import type { ReasonCode } from "../../domain/reason-codes.ts";
+import type { SettlementRecord } from "../ports/settlement-store.ts";
+
+/** The spec's settle response: `transaction` and `network` are always present. */
+export type SettleResponse = Readonly<{
+  success: boolean;
+  transaction: string;
+  network: string;
+  errorReason?: ReasonCode;
+  errorMessage?: string;
+  payer?: string;
+  extensions?: Readonly<Record<string, unknown>>;
+}>;
+
+export function settleFailure(network: string, reason: ReasonCode, message: string, payer?: string): SettleResponse {
+  return { success: false, transaction: "", network, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}) };
+}
+
+/** The answer for a record that reached a final state, new or replayed. */
+export function settleResultOf(record: SettlementRecord, replayed: boolean): SettleResponse {
+  if (record.state === "settled") {
+    return {
+      success: true,
+      transaction: record.signature,
+      network: record.network,
+      payer: record.payer,
+      extensions: { mode: record.mode, ...(record.paymentId ? { paymentId: record.paymentId } : {}), ...(replayed ? { replayed: true } : {}) },
+    };
+  }
+  if (record.state === "failed") {
+    return settleFailure(record.network, "SETTLEMENT_FAILED", record.error ?? "settlement failed", record.payer);
+  }
+  return settleFailure(
+    record.network,
+    "SETTLEMENT_FAILED",
+    "settlement of this payment is still in progress; retry with the same transaction to get its final result",
+    record.payer,
+  );
+}

@@ -1,0 +1,146 @@
+import {
+  type Address,
+  type Signature,
+  type SignatureBytes,
+  type Transaction,
+  getBase58Decoder,
+  getBase64Decoder,
+  getTransactionEncoder,
+} from "@solana/kit";
+import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
+import type { Ledger } from "../ports/ledger.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
+import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
+import { sleep } from "./sleep.ts";
+import { submitTransaction } from "./submit-transaction.ts";
+
+/** Signs raw message bytes with one of our fee payers (the signer pool in production). */
+export type FeePayerSigning = (feePayer: Address, message: Uint8Array) => Promise<Uint8Array>;
+
+/** A verified transaction that only lacks our fee-payer signature. */
+export type SettlementCandidate = Readonly<{
+  key: string;
+  paymentId: string | null;
+  payer: string;
+  payTo: string;
+  asset: string;
+  amount: bigint;
+  mode: SettlementMode;
+  feePayer: Address;
+  transaction: Transaction;
+  /** The message's recent blockhash, re-checked just before signing. */
+  blockhash: string;
+}>;
+
+export type SettleTransactionDeps = Readonly<{
+  ledger: Ledger;
+  store: SettlementStore;
+  sign: FeePayerSigning;
+  logger: Logger;
+  network: string;
+  confirmation?: ConfirmationPolicy;
+  /** How long a duplicate waits for the winner of the claim before answering "in progress". */
+  duplicateWaitMs?: number;
+}>;
+
+/** Blocks for which a blockhash stays valid after it is issued (Solana's MAX_PROCESSING_AGE). */
+const BLOCKHASH_LIFETIME_BLOCKS = 150n;
+
+/**
+ * Steps 3-6 of the spec's settle order: co-sign, claim, submit, confirm, persist. The claim is
+ * made with our signature already known, so a crash at any later point leaves a record that
+ * recovery can finish from the ledger alone.
+ */
+export async function settleTransaction(deps: SettleTransactionDeps, candidate: SettlementCandidate): Promise<SettleResponse> {
+  const { ledger, store, network } = deps;
+  if (!(await ledger.isBlockhashValid(candidate.blockhash))) {
+    return settleFailure(network, "BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction", candidate.payer);
+  }
+  // An upper bound on the blockhash's last valid height: it was valid at this height.
+  const lastValidBlockHeight = (await ledger.getBlockHeight()) + BLOCKHASH_LIFETIME_BLOCKS;
+  const signatureBytes = await deps.sign(candidate.feePayer, new Uint8Array(candidate.transaction.messageBytes));
+  const signed: Transaction = {
+    ...candidate.transaction,
+    signatures: { ...candidate.transaction.signatures, [candidate.feePayer]: signatureBytes as SignatureBytes },
+  };
+  const wire = new Uint8Array(getTransactionEncoder().encode(signed));
+  const signature = getBase58Decoder().decode(signatureBytes) as Signature;
+
+  const claim = await store.claim({
+    key: candidate.key,
+    paymentId: candidate.paymentId,
+    payer: candidate.payer,
+    payTo: candidate.payTo,
+    asset: candidate.asset,
+    amount: candidate.amount,
+    network,
+    mode: candidate.mode,
+    signature,
+    wireTransaction: getBase64Decoder().decode(wire),
+    lastValidBlockHeight,
+  });
+  if (claim.outcome === "exists") return awaitExisting(deps, claim.record);
+
+  const log = deps.logger.child({ key: candidate.key, signature });
+  const submission = await submitTransaction(ledger, wire, signature);
+  if (submission.kind === "rejected") {
+    await store.finish(candidate.key, { state: "failed", error: submission.error });
+    log.info("settlement rejected by the ledger", { error: submission.error });
+    return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
+  }
+  await persistQuietly(log, () => store.markSubmitted(candidate.key));
+
+  const outcome = await confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation);
+  switch (outcome.kind) {
+    case "confirmed":
+      await persistQuietly(log, () => store.finish(candidate.key, { state: "settled" }));
+      log.info("settled", { payer: candidate.payer, amount: candidate.amount });
+      return {
+        success: true,
+        transaction: signature,
+        network,
+        payer: candidate.payer,
+        extensions: { mode: candidate.mode, ...(candidate.paymentId ? { paymentId: candidate.paymentId } : {}) },
+      };
+    case "failed":
+    case "expired": {
+      const error = outcome.kind === "failed" ? `transaction failed on-chain: ${outcome.error}` : "blockhash expired before the transaction was confirmed";
+      await persistQuietly(log, () => store.finish(candidate.key, { state: "failed", error }));
+      return settleFailure(network, "SETTLEMENT_FAILED", error, candidate.payer);
+    }
+    case "unknown":
+      // The record stays `submitted`; recovery settles or fails it from the ledger later.
+      log.warn("confirmation unknown; left for reconciliation", { reason: outcome.reason });
+      return settleFailure(
+        network,
+        "SETTLEMENT_FAILED",
+        `confirmation could not be obtained (${outcome.reason}); the settlement is recorded and will be reconciled, retry with the same transaction for its final result`,
+        candidate.payer,
+      );
+  }
+}
+
+/** Another request or replica holds the claim: wait for its final state instead of submitting. */
+export async function awaitExisting(deps: SettleTransactionDeps, record: SettlementRecord): Promise<SettleResponse> {
+  const deadline = Date.now() + (deps.duplicateWaitMs ?? 30_000);
+  let current: SettlementRecord | null = record;
+  while (current && (current.state === "pending" || current.state === "submitted") && Date.now() < deadline) {
+    await sleep(50);
+    current = await deps.store.get(record.key);
+  }
+  return settleResultOf(current ?? record, true);
+}
+
+/**
+ * After the transaction was sent, a store failure must not turn a landed payment into an
+ * error answer: the claim (with signature) is already durable and recovery completes it.
+ */
+async function persistQuietly(log: Logger, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    log.error("settlement record update failed; recovery will complete it", { error });
+  }
+}

@@ -1,0 +1,41 @@
+import type { Signature } from "@solana/kit";
+import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import { sleep } from "./sleep.ts";
+
+export type SubmissionOutcome =
+  | Readonly<{ kind: "sent" }>
+  /** The ledger refused the bytes (preflight failure, bad blockhash): it did not land. */
+  | Readonly<{ kind: "rejected"; error: string }>
+  /** Every attempt hit a transport failure: it may or may not have landed. */
+  | Readonly<{ kind: "uncertain"; error: string }>;
+
+/** Messages with which a ledger says "this signature already landed": success, not failure. */
+const ALREADY_PROCESSED = /already (been )?processed|AlreadyProcessed/i;
+
+/**
+ * Sends the fully signed bytes. Resending identical bytes is safe (the ledger deduplicates by
+ * signature), so transport failures are retried a few times with backoff.
+ */
+export async function submitTransaction(
+  ledger: Ledger,
+  wire: Uint8Array,
+  expected: Signature,
+  attempts = 3,
+  backoffMs = 200,
+): Promise<SubmissionOutcome> {
+  let lastError = "";
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const signature = await ledger.sendTransaction(wire);
+      if (signature !== expected) return { kind: "rejected", error: `ledger returned signature ${signature}, expected ${expected}` };
+      return { kind: "sent" };
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      if (ALREADY_PROCESSED.test(error.message)) return { kind: "sent" };
+      if (error.kind === "rejected") return { kind: "rejected", error: error.message };
+      lastError = error.message;
+      if (attempt < attempts) await sleep(backoffMs * attempt);
+    }
+  }
+  return { kind: "uncertain", error: lastError };
+}
