@@ -1,0 +1,268 @@
+import { address, lamports as toLamports, type Address, type KeyPairSigner, type Signature } from "@solana/kit";
+import { getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { Clock as SysvarClock, LiteSVM } from "litesvm";
+import { systemClock, type Clock } from "../../../application/ports/clock.ts";
+import { LedgerError, type AccountSnapshot, type Ledger, type SignatureStatus } from "../../../application/ports/ledger.ts";
+import { silentLogger, type Logger } from "../../../application/ports/logger.ts";
+import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../../domain/networks.ts";
+import { matchesFilters, readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
+import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
+import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
+import { decodeTokenAccount, encodeMint, encodeTokenAccount, associatedTokenAddress, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
+import { renderTransactionError } from "./transaction-error.ts";
+import {
+  createTransactionExecutor,
+  type Refusal,
+  type SimulateOptions,
+  type SimulateResult,
+  type SubmitOptions,
+  type SubmitResult,
+  type TransactionRecord,
+} from "./transaction-executor.ts";
+
+/** A transaction stays "confirmed" until this many slots pass, then reads "finalized" (as on mainnet). */
+const FINALITY_SLOTS = 32n;
+const FAUCET_RESERVE = 1n << 62n;
+
+export type AccountUpdate = Readonly<{
+  lamports?: bigint;
+  data?: Uint8Array;
+  owner?: Address;
+  executable?: boolean;
+  rentEpoch?: bigint;
+}>;
+
+export type EmbeddedAccount = AccountSnapshot & Readonly<{ rentEpoch: bigint }>;
+
+export type StatusDetail = SignatureStatus & Readonly<{ confirmations: bigint | null; errJson: TransactionRecord["err"] }>;
+
+export type EpochInfo = Readonly<{
+  absoluteSlot: bigint;
+  blockHeight: bigint;
+  epoch: bigint;
+  slotIndex: bigint;
+  slotsInEpoch: bigint;
+  transactionCount: bigint;
+}>;
+
+/**
+ * The Ledger port plus what the JSON-RPC server and development tooling need:
+ * cheat codes (Surfpool semantics), airdrops, history and RPC-level submit/simulate.
+ */
+export type EmbeddedLedger = Ledger &
+  Readonly<{
+    airdrop(address: Address, lamports: bigint): Promise<Signature>;
+    requestAirdrop(address: Address, lamports: bigint): Promise<Signature>;
+    setAccount(address: Address, update: AccountUpdate): void;
+    /** Creates or updates `owner`'s associated token account for `mint`; returns its address. */
+    setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram?: Address): Promise<Address>;
+    getTransaction(signature: Signature): TransactionRecord | null;
+    getBalance(address: Address): bigint;
+    getTokenAccountBalance(address: Address): TokenBalance | null;
+    getSlot(): bigint;
+    getMinimumBalanceForRentExemption(size: bigint): bigint;
+    readAccount(address: Address): EmbeddedAccount | null;
+    latestBlockhash(): SlotBlockhash;
+    isBlockhashValidNow(blockhash: string): boolean;
+    submit(wire: Uint8Array, options?: SubmitOptions): SubmitResult;
+    simulate(wire: Uint8Array, options?: SimulateOptions): SimulateResult;
+    statuses(signatures: readonly Signature[]): readonly (StatusDetail | null)[];
+    epochInfo(): EpochInfo;
+  }>;
+
+export type EmbeddedLedgerOptions = Readonly<{
+  clock?: Clock;
+  logger?: Logger;
+  /** Seed for blockhashes and the faucet key; random per instance by default. */
+  seed?: Uint8Array;
+  /** Signatures kept for getSignatureStatuses/getTransaction (oldest dropped first). */
+  historyCapacity?: number;
+}>;
+
+function rejection(refusal: Refusal): LedgerError {
+  const err = refusal.err === null ? "" : ` (${renderTransactionError(refusal.err)})`;
+  const logs = refusal.logs.length > 0 ? `\nlogs:\n${refusal.logs.join("\n")}` : "";
+  return new LedgerError("rejected", `${refusal.message}${err}${logs}`, refusal.logs);
+}
+
+function bootLiteSvm(): LiteSVM {
+  // Our own slot window replaces litesvm's single-blockhash check (see slot-clock.ts).
+  return new LiteSVM().withBlockhashCheck(false).withSigverify(true);
+}
+
+export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const seed = options.seed ?? crypto.getRandomValues(new Uint8Array(32));
+  const svm = bootLiteSvm();
+  const slots = createSlotClock({ clock, seed, firstSlot: svm.getClock().slot });
+  const rentEpochs = new Map<Address, bigint>();
+  let syncedSlot = -1n;
+  let airdrops = 0;
+  let faucet: Promise<KeyPairSigner> | null = null;
+
+  function syncClock(): void {
+    const slot = slots.currentSlot();
+    if (slot !== syncedSlot) {
+      svm.warpToSlot(slot);
+      syncedSlot = slot;
+    }
+    const sysvar = svm.getClock();
+    svm.setClock(new SysvarClock(slot, sysvar.epochStartTimestamp, slot / SLOTS_PER_EPOCH, sysvar.leaderScheduleEpoch, slots.unixTimestamp()));
+  }
+
+  const executor = createTransactionExecutor({
+    svm,
+    slots,
+    syncClock,
+    logger,
+    historyCapacity: options.historyCapacity ?? 100_000,
+  });
+
+  function setAccount(target: Address, update: AccountUpdate): void {
+    const current = readAccount(svm, target);
+    const data = update.data ?? current?.data ?? new Uint8Array(0);
+    svm.setAccount({
+      address: target,
+      lamports: toLamports(update.lamports ?? current?.lamports ?? 0n),
+      programAddress: update.owner ?? current?.owner ?? address("11111111111111111111111111111111"),
+      executable: update.executable ?? current?.executable ?? false,
+      space: BigInt(data.length),
+      data,
+    });
+    if (update.rentEpoch !== undefined) rentEpochs.set(target, update.rentEpoch);
+  }
+
+  function rentExempt(size: bigint): bigint {
+    return svm.minimumBalanceForRentExemption(size);
+  }
+
+  /** Keeps the mint's supply equal to the sum of cheat-coded balances changes. */
+  function adjustSupply(mint: Address, delta: bigint): void {
+    const account = readAccount(svm, mint);
+    if (!account || account.data.length < 82 || delta === 0n) return;
+    const decoded = getMintDecoder().decode(account.data.subarray(0, 82));
+    const supply = decoded.supply + delta < 0n ? 0n : decoded.supply + delta;
+    const data = new Uint8Array(account.data);
+    data.set(new Uint8Array(getMintEncoder().encode({ ...decoded, supply })), 0);
+    setAccount(mint, { data });
+  }
+
+  async function setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram: Address = TOKEN_PROGRAM_ADDRESS): Promise<Address> {
+    const ata = await associatedTokenAddress(owner, mint, tokenProgram);
+    const current = readAccount(svm, ata);
+    const existing = current && current.owner === tokenProgram ? decodeTokenAccount(current.data) : null;
+    const data = encodeTokenAccount(owner, mint, update, existing);
+    setAccount(ata, {
+      lamports: current && current.lamports > 0n ? current.lamports : rentExempt(BigInt(TOKEN_ACCOUNT_SIZE)),
+      data,
+      owner: tokenProgram,
+      executable: false,
+    });
+    if (update.amount !== undefined) adjustSupply(mint, update.amount - (existing?.amount ?? 0n));
+    return ata;
+  }
+
+  async function airdrop(recipient: Address, amount: bigint): Promise<Signature> {
+    faucet ??= createFaucetSigner(seed);
+    const signer = await faucet;
+    const balance = BigInt(svm.getBalance(signer.address) ?? 0n);
+    if (balance < amount + FAUCET_RESERVE / 2n) setAccount(signer.address, { lamports: balance + FAUCET_RESERVE });
+    const latest = slots.latest();
+    airdrops += 1;
+    const wire = await buildAirdropTransaction(signer, recipient, amount, latest.blockhash, latest.lastValidBlockHeight, airdrops);
+    const result = executor.submit(wire);
+    if (!result.ok) throw rejection(result.refusal);
+    return result.signature;
+  }
+
+  function statuses(signatures: readonly Signature[]): readonly (StatusDetail | null)[] {
+    const now = slots.currentSlot();
+    return signatures.map((signature) => {
+      const record = executor.record(signature);
+      if (!record) return null;
+      const finalized = now - record.slot >= FINALITY_SLOTS;
+      return Object.freeze({
+        slot: record.slot,
+        confirmationStatus: finalized ? "finalized" : "confirmed",
+        err: record.err === null ? null : renderTransactionError(record.err),
+        errJson: record.err,
+        confirmations: finalized ? null : now - record.slot,
+      });
+    });
+  }
+
+  function embeddedAccount(target: Address): EmbeddedAccount | null {
+    const account = readAccount(svm, target);
+    return account ? Object.freeze({ ...account, rentEpoch: rentEpochs.get(target) ?? 0n }) : null;
+  }
+
+  function epochInfo(): EpochInfo {
+    const slot = slots.currentSlot();
+    return Object.freeze({
+      absoluteSlot: slot,
+      blockHeight: slot,
+      epoch: slot / SLOTS_PER_EPOCH,
+      slotIndex: slot % SLOTS_PER_EPOCH,
+      slotsInEpoch: SLOTS_PER_EPOCH,
+      transactionCount: executor.transactionCount(),
+    });
+  }
+
+  // The devnet USDC mint exists from boot at its real address.
+  setAccount(address(DEVNET_USDC_MINT), {
+    lamports: rentExempt(82n),
+    data: encodeMint(USDC_DECIMALS, 0n),
+    owner: TOKEN_PROGRAM_ADDRESS,
+  });
+
+  const port: Ledger = {
+    async getLatestBlockhash() {
+      const { blockhash, lastValidBlockHeight } = slots.latest();
+      return { blockhash, lastValidBlockHeight };
+    },
+    isBlockhashValid: async (blockhash) => slots.isValid(blockhash),
+    getBlockHeight: async () => slots.currentSlot(),
+    getAccount: async (target) => readAccount(svm, target),
+    getMultipleAccounts: async (targets) => targets.map((t) => readAccount(svm, t)),
+    async getProgramAccounts(program, filters = []) {
+      return svm
+        .getProgramAccounts(program)
+        .filter((a) => matchesFilters(a.data, filters))
+        .map((a) => Object.freeze({ address: a.address, owner: a.programAddress, lamports: BigInt(a.lamports), data: new Uint8Array(a.data), executable: a.executable }));
+    },
+    async simulateTransaction(wire, simulateOptions) {
+      const result = executor.simulate(wire, { sigVerify: simulateOptions?.sigVerify ?? false });
+      if (!result.ok) return { ok: false, error: result.refusal.message, logs: [] };
+      const { err, logs, unitsConsumed } = result.detail;
+      return err === null ? { ok: true, unitsConsumed, logs } : { ok: false, error: renderTransactionError(err), logs };
+    },
+    async sendTransaction(wire) {
+      const result = executor.submit(wire);
+      if (!result.ok) throw rejection(result.refusal);
+      return result.signature;
+    },
+    getSignatureStatuses: async (signatures) => statuses(signatures).map((s) => (s ? { slot: s.slot, confirmationStatus: s.confirmationStatus, err: s.err } : null)),
+    ping: async () => {},
+  };
+
+  return Object.freeze({
+    ...port,
+    airdrop,
+    requestAirdrop: airdrop,
+    setAccount,
+    setTokenAccount,
+    getTransaction: (signature: Signature) => executor.record(signature),
+    getBalance: (target: Address) => BigInt(svm.getBalance(target) ?? 0n),
+    getTokenAccountBalance: (target: Address) => readTokenBalance(svm, target),
+    getSlot: () => slots.currentSlot(),
+    getMinimumBalanceForRentExemption: rentExempt,
+    readAccount: embeddedAccount,
+    latestBlockhash: () => slots.latest(),
+    isBlockhashValidNow: (blockhash: string) => slots.isValid(blockhash),
+    submit: (wire: Uint8Array, submitOptions?: SubmitOptions) => executor.submit(wire, submitOptions),
+    simulate: (wire: Uint8Array, simulateOptions?: SimulateOptions) => executor.simulate(wire, simulateOptions),
+    statuses,
+    epochInfo,
+  });
+}

@@ -1,0 +1,111 @@
+import {
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  type Address,
+  type CompiledTransactionMessage,
+  type CompiledTransactionMessageWithLifetime,
+  type LegacyCompiledTransactionMessage,
+  type V0CompiledTransactionMessage,
+  type Signature,
+  type ReadonlyUint8Array,
+  type Transaction,
+} from "@solana/kit";
+
+/** Largest wire transaction a Solana node accepts (one UDP packet minus headers). */
+export const MAX_WIRE_TRANSACTION_BYTES = 1232;
+
+/** The message versions litesvm executes and this ledger accepts. */
+export type SupportedMessage = (LegacyCompiledTransactionMessage | V0CompiledTransactionMessage) &
+  CompiledTransactionMessageWithLifetime;
+
+export type CheckedTransaction = Readonly<{
+  transaction: Transaction;
+  message: SupportedMessage;
+  /** First signature (the fee payer's) in base58; null when that slot is all zeros. */
+  signature: Signature | null;
+  feePayer: Address;
+  blockhash: string;
+}>;
+
+export type WireCheck = Readonly<{ ok: true; value: CheckedTransaction }> | Readonly<{ ok: false; reason: string }>;
+
+function sameBytes(a: ReadonlyUint8Array, b: ReadonlyUint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function fail(reason: string): WireCheck {
+  return Object.freeze({ ok: false, reason });
+}
+
+/** Structural checks kit's codecs do not make but the runtime's sanitizer relies on. */
+function structuralProblem(message: SupportedMessage, signatureCount: number): string | null {
+  const { header, staticAccounts, instructions } = message;
+  if (header.numSignerAccounts === 0) return "transaction has no signer";
+  if (signatureCount !== header.numSignerAccounts) return "signature count does not match the message header";
+  if (staticAccounts.length < header.numSignerAccounts) return "more signers than account keys";
+  if (header.numReadonlySignerAccounts >= header.numSignerAccounts) return "fee payer must be a writable signer";
+  if (header.numReadonlyNonSignerAccounts > staticAccounts.length - header.numSignerAccounts) {
+    return "readonly account count out of range";
+  }
+  if (new Set(staticAccounts).size !== staticAccounts.length) return "account loaded twice";
+  const lookups = "addressTableLookups" in message ? (message.addressTableLookups ?? []) : [];
+  const loaded = lookups.reduce((n, l) => n + l.readonlyIndexes.length + l.writableIndexes.length, 0);
+  const totalAccounts = staticAccounts.length + loaded;
+  if (totalAccounts > 256) return "too many account keys";
+  for (const ix of instructions) {
+    // Programs must be static keys (never loaded from a lookup table) and not the fee payer.
+    if (ix.programAddressIndex === 0 || ix.programAddressIndex >= staticAccounts.length) {
+      return "instruction program index out of range";
+    }
+    for (const index of ix.accountIndices ?? []) {
+      if (index >= totalAccounts) return "instruction account index out of range";
+    }
+  }
+  return null;
+}
+
+/**
+ * SECURITY: litesvm aborts the whole process on wire bytes its deserializer rejects, and
+ * kit's decoder alone accepts some of those (a message missing its last byte decodes
+ * fine at the transaction level). Untrusted bytes reach litesvm only when kit decodes
+ * both the transaction and the message AND re-encoding each gives the identical bytes,
+ * the version is one litesvm executes, and the layout passes the sanitizer's rules.
+ */
+export function checkWireTransaction(wire: Uint8Array): WireCheck {
+  if (wire.length === 0) return fail("empty transaction");
+  if (wire.length > MAX_WIRE_TRANSACTION_BYTES) {
+    return fail(`transaction too large: ${wire.length} bytes (max: ${MAX_WIRE_TRANSACTION_BYTES})`);
+  }
+  let transaction: Transaction;
+  let message: CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
+  try {
+    transaction = getTransactionDecoder().decode(wire);
+    if (!sameBytes(getTransactionEncoder().encode(transaction), wire)) {
+      return fail("transaction bytes are not canonical");
+    }
+    message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+    if (!sameBytes(getCompiledTransactionMessageEncoder().encode(message), transaction.messageBytes)) {
+      return fail("message bytes are not canonical");
+    }
+  } catch {
+    return fail("failed to deserialize transaction");
+  }
+  if (message.version !== "legacy" && message.version !== 0) return fail("unsupported transaction version");
+  const supported: SupportedMessage = message;
+  const signers = Object.keys(transaction.signatures);
+  const problem = structuralProblem(supported, signers.length);
+  if (problem !== null) return fail(problem);
+  const feePayer = message.staticAccounts[0];
+  if (feePayer === undefined) return fail("transaction has no fee payer");
+  const first = transaction.signatures[feePayer];
+  const signature = first ? (getBase58Decoder().decode(first) as Signature) : null;
+  return Object.freeze({
+    ok: true,
+    value: Object.freeze({ transaction, message: supported, signature, feePayer, blockhash: message.lifetimeToken }),
+  });
+}

@@ -1,0 +1,239 @@
+import {
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
+  isSolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  type Address,
+  type Base64EncodedBytes,
+  type Base64EncodedWireTransaction,
+  type RpcTransport,
+  type Signature,
+} from "@solana/kit";
+import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus } from "../../application/ports/ledger.ts";
+import { LedgerError } from "../../application/ports/ledger.ts";
+import { silentLogger, type Logger } from "../../application/ports/logger.ts";
+import { redactUrl, scrubUrlSecrets } from "./redact-url.ts";
+
+export type RpcLedgerOptions = Readonly<{ url: string; timeoutMs?: number; logger?: Logger }>;
+
+const MAX_ACCOUNTS_PER_CALL = 100;
+const MAX_SIGNATURES_PER_CALL = 256;
+/** JSON-RPC codes meaning the node, not the request, is at fault: retry elsewhere or later. */
+const UNAVAILABLE_CODES = new Set([-32603, -32004, -32005, -32014, -32016, -32019]);
+/** JSON-RPC codes meaning the request itself is malformed. */
+const BAD_REQUEST_CODES = new Set([-32600, -32601, -32602]);
+
+/** A JSON-RPC error answered by the node, kept with its own message (kit's errors drop it). */
+class RpcServerError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function isErrorResponse(value: unknown): value is { error: { code: unknown; message: unknown; data?: unknown } } {
+  return typeof value === "object" && value !== null && "error" in value && typeof (value as { error: unknown }).error === "object";
+}
+
+/** Wraps kit's transport so JSON-RPC errors surface with the node's message and data. */
+function createErrorPreservingTransport(base: RpcTransport): RpcTransport {
+  return (async (config: Parameters<RpcTransport>[0]) => {
+    const response: unknown = await base(config);
+    if (isErrorResponse(response)) {
+      const { code, message, data } = response.error;
+      throw new RpcServerError(Number(code), typeof message === "string" ? message : "JSON-RPC error", data);
+    }
+    return response;
+  }) as RpcTransport;
+}
+
+/** Renders the RPC's transaction error JSON identically to the embedded ledger (bigints as numbers). */
+function renderErr(err: unknown): string {
+  if (typeof err === "string") return err;
+  return JSON.stringify(err, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v));
+}
+
+function logsOf(data: unknown): readonly string[] {
+  if (typeof data !== "object" || data === null) return [];
+  const logs = (data as { logs?: unknown }).logs;
+  return Array.isArray(logs) ? logs.filter((l): l is string => typeof l === "string") : [];
+}
+
+/** The transaction error carried in a preflight failure's data, rendered like the embedded ledger does. */
+function errSuffix(data: unknown): string {
+  if (typeof data !== "object" || data === null) return "";
+  const err = (data as { err?: unknown }).err;
+  return err === undefined || err === null ? "" : ` (${renderErr(err)})`;
+}
+
+function withLogs(message: string, logs: readonly string[]): string {
+  return logs.length > 0 ? `${message}\nlogs:\n${logs.join("\n")}` : message;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+type RawAccount = Readonly<{ data: readonly [string, string]; executable: boolean; lamports: bigint; owner: Address }>;
+
+function snapshot(address: Address, account: RawAccount): AccountSnapshot {
+  return Object.freeze({ address, owner: account.owner, lamports: BigInt(account.lamports), data: fromBase64(account.data[0]), executable: account.executable });
+}
+
+function filterOf(filter: ProgramAccountFilter) {
+  if ("dataSize" in filter) return { dataSize: BigInt(filter.dataSize) };
+  return {
+    memcmp: { offset: BigInt(filter.memcmp.offset), bytes: toBase64(filter.memcmp.bytes) as Base64EncodedBytes, encoding: "base64" as const },
+  };
+}
+
+/**
+ * The Ledger port over any Solana JSON-RPC endpoint, with kit's RPC client. Transport
+ * failures, timeouts, 5xx and unhealthy nodes are `unavailable`; a node refusing a
+ * transaction is `rejected` with its message and logs. The URL never appears unredacted.
+ */
+export function createRpcLedger(options: RpcLedgerOptions): Ledger {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const safeUrl = redactUrl(options.url);
+  const logger = (options.logger ?? silentLogger).child({ rpc: safeUrl });
+  const rpc = createSolanaRpcFromTransport(createErrorPreservingTransport(createDefaultRpcTransport({ url: options.url })));
+
+  // SECURITY: error text from fetch or the node may echo the URL with its API key.
+  const scrub = (text: string) => scrubUrlSecrets(text, options.url);
+
+  function classify(error: unknown, method: string, refusable: boolean): LedgerError {
+    if (error instanceof LedgerError) return error;
+    let result: LedgerError;
+    if (error instanceof RpcServerError) {
+      const logs = logsOf(error.data);
+      const message = scrub(withLogs(`${method}: ${error.message}${errSuffix(error.data)}`, logs));
+      const rejected = !UNAVAILABLE_CODES.has(error.code) && (refusable || BAD_REQUEST_CODES.has(error.code));
+      result = new LedgerError(rejected ? "rejected" : "unavailable", message, logs);
+    } else if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
+      result = new LedgerError("unavailable", `${method}: HTTP error ${error.context.statusCode}`);
+    } else if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+      result = new LedgerError("unavailable", `${method}: timed out after ${timeoutMs} ms`);
+    } else {
+      const text = error instanceof Error ? error.message : String(error);
+      result = new LedgerError("unavailable", scrub(`${method}: ${text}`));
+    }
+    logger.warn("ledger rpc call failed", { method, kind: result.kind, error: result.message });
+    return result;
+  }
+
+  /** Runs one RPC call with the timeout; `refusable` marks calls where a node's "no" is an answer. */
+  async function call<T>(method: string, send: (signal: AbortSignal) => Promise<T>, refusable = false): Promise<T> {
+    try {
+      return await send(AbortSignal.timeout(timeoutMs));
+    } catch (error) {
+      throw classify(error, method, refusable);
+    }
+  }
+
+  async function getMultipleAccounts(addresses: readonly Address[]): Promise<readonly (AccountSnapshot | null)[]> {
+    const out: (AccountSnapshot | null)[] = [];
+    for (const part of chunk(addresses, MAX_ACCOUNTS_PER_CALL)) {
+      const { value } = await call("getMultipleAccounts", (abortSignal) =>
+        rpc.getMultipleAccounts(part, { encoding: "base64", commitment: "confirmed" }).send({ abortSignal }),
+      );
+      value.forEach((account, i) => out.push(account ? snapshot(part[i] as Address, account) : null));
+    }
+    return out;
+  }
+
+  const ledger: Ledger = {
+    async getLatestBlockhash() {
+      const { value } = await call("getLatestBlockhash", (abortSignal) => rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }));
+      return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
+    },
+    async isBlockhashValid(blockhash) {
+      const { value } = await call("isBlockhashValid", (abortSignal) =>
+        rpc.isBlockhashValid(blockhash as Parameters<typeof rpc.isBlockhashValid>[0], { commitment: "confirmed" }).send({ abortSignal }),
+      );
+      return value;
+    },
+    async getBlockHeight() {
+      return BigInt(await call("getBlockHeight", (abortSignal) => rpc.getBlockHeight({ commitment: "confirmed" }).send({ abortSignal })));
+    },
+    async getAccount(address) {
+      const [account] = await getMultipleAccounts([address]);
+      return account ?? null;
+    },
+    getMultipleAccounts,
+    async getProgramAccounts(program, filters = []) {
+      const accounts = await call("getProgramAccounts", (abortSignal) =>
+        rpc.getProgramAccounts(program, { encoding: "base64", commitment: "confirmed", filters: filters.map(filterOf) }).send({ abortSignal }),
+      );
+      return accounts.map(({ pubkey, account }) => snapshot(pubkey, account));
+    },
+    async simulateTransaction(wire, simulateOptions) {
+      try {
+        const { value } = await call(
+          "simulateTransaction",
+          (abortSignal) =>
+            rpc
+              .simulateTransaction(toBase64(wire) as Base64EncodedWireTransaction, {
+                encoding: "base64",
+                sigVerify: simulateOptions?.sigVerify ?? false,
+                commitment: "confirmed",
+              })
+              .send({ abortSignal }),
+          true,
+        );
+        const logs = value.logs ?? [];
+        return value.err === null
+          ? { ok: true, unitsConsumed: BigInt(value.unitsConsumed ?? 0n), logs }
+          : { ok: false, error: renderErr(value.err), logs };
+      } catch (error) {
+        // The node refusing to simulate (undecodable bytes, bad signature) is a failed simulation.
+        if (error instanceof LedgerError && error.kind === "rejected") return { ok: false, error: error.message, logs: error.logs };
+        throw error;
+      }
+    },
+    async sendTransaction(wire) {
+      return call(
+        "sendTransaction",
+        (abortSignal) =>
+          rpc
+            .sendTransaction(toBase64(wire) as Base64EncodedWireTransaction, { encoding: "base64", preflightCommitment: "confirmed" })
+            .send({ abortSignal }),
+        true,
+      );
+    },
+    async getSignatureStatuses(signatures) {
+      const out: (SignatureStatus | null)[] = [];
+      for (const part of chunk(signatures, MAX_SIGNATURES_PER_CALL)) {
+        const { value } = await call("getSignatureStatuses", (abortSignal) =>
+          rpc.getSignatureStatuses(part as Signature[], { searchTransactionHistory: true }).send({ abortSignal }),
+        );
+        for (const status of value) {
+          out.push(
+            status && status.confirmationStatus
+              ? { slot: BigInt(status.slot), confirmationStatus: status.confirmationStatus, err: status.err === null ? null : renderErr(status.err) }
+              : null,
+          );
+        }
+      }
+      return out;
+    },
+    async ping() {
+      await call("getHealth", (abortSignal) => rpc.getHealth().send({ abortSignal }));
+    },
+  };
+  return Object.freeze(ledger);
+}
