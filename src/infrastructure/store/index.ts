@@ -1,0 +1,16 @@
+export { openStore, pgliteDirectory } from "./open-store.ts";
+export type { OpenedStore, StoreOptions } from "./open-store.ts";
+export { storeOptionsFromEnv, DEFAULT_DATA_DIR } from "./store-config.ts";
+export type { StoreEnv } from "./store-config.ts";
+export { createSqlSettlementStore, MAX_UNRESOLVED_PAGE } from "./sql-settlement-store.ts";
+export { applyMigrations, readSchemaVersion, MIGRATION_LOCK_KEY } from "./migrate.ts";
+export type { MigrationReport } from "./migrate.ts";
+export { MIGRATIONS, LATEST_SCHEMA_VERSION } from "./migrations.ts";
+export type { Migration } from "./migrations.ts";
+export { createPostgresExecutor } from "./postgres-executor.ts";
+export type { PostgresExecutorOptions } from "./postgres-executor.ts";
+export { createPgliteExecutor } from "./pglite-executor.ts";
+export type { PgliteExecutorOptions } from "./pglite-executor.ts";
+export type { SqlExecutor, SqlExecutorKind, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
+export { StoreUnavailableError, isConnectionError } from "./store-errors.ts";
+export { describeDatabaseUrl } from "./database-url.ts";

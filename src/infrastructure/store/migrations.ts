@@ -1,0 +1,63 @@
+/**
+ * The one schema, shared by PostgreSQL and PGlite, as an ordered list of migrations.
+ * Append only: a released migration is never edited, because databases already at that
+ * version would never see the change. Each runs inside the migration transaction.
+ */
+export type Migration = Readonly<{ version: number; name: string; sql: string }>;
+
+const CREATE_SETTLEMENTS = `
+CREATE TABLE settlements (
+  key                     text PRIMARY KEY,
+  -- Insertion order, so "oldest first" is total even when two rows share a timestamp.
+  seq                     bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+  payment_id              text,
+  payer                   text NOT NULL,
+  pay_to                  text NOT NULL,
+  asset                   text NOT NULL,
+  -- numeric(20,0) holds every u64 token amount exactly; read back as text, never a float.
+  amount                  numeric(20,0) NOT NULL CHECK (amount >= 0),
+  network                 text NOT NULL,
+  mode                    text NOT NULL CHECK (mode IN ('standard', 'atomic', 'attestation', 'delegated')),
+  signature               text NOT NULL,
+  wire_transaction        text,
+  last_valid_block_height bigint CHECK (last_valid_block_height >= 0),
+  state                   text NOT NULL DEFAULT 'pending'
+                          CHECK (state IN ('pending', 'submitted', 'settled', 'failed')),
+  error                   text,
+  attempts                integer NOT NULL DEFAULT 1 CHECK (attempts >= 1),
+  created_at              timestamptz NOT NULL DEFAULT now(),
+  updated_at              timestamptz NOT NULL DEFAULT now()
+);
+-- One settlement per paymentId, whatever its transaction: the second claim conflicts.
+CREATE UNIQUE INDEX settlements_payment_id_key ON settlements (payment_id) WHERE payment_id IS NOT NULL;
+CREATE INDEX settlements_signature_idx ON settlements (signature);
+CREATE INDEX settlements_created_at_idx ON settlements (created_at);
+-- Crash recovery scans only the few unresolved rows, oldest first.
+CREATE INDEX settlements_unresolved_idx ON settlements (created_at, seq)
+  WHERE state IN ('pending', 'submitted');
+`;
+
+/** For Sign-In With Solana (later work); only the tables exist yet. */
+const CREATE_AUTH_TABLES = `
+CREATE TABLE users (
+  address         text PRIMARY KEY,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  last_sign_in_at timestamptz
+);
+CREATE TABLE auth_nonces (
+  nonce      text PRIMARY KEY,
+  address    text NOT NULL,
+  message    text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at    timestamptz
+);
+CREATE INDEX auth_nonces_expires_at_idx ON auth_nonces (expires_at);
+`;
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
+  Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
+]);
+
+/** The schema version a fully migrated database reports. */
+export const LATEST_SCHEMA_VERSION: number = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 0);

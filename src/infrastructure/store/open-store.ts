@@ -1,0 +1,90 @@
+import { join } from "node:path";
+import type { Logger } from "../../application/ports/logger.ts";
+import { silentLogger } from "../../application/ports/logger.ts";
+import type { SettlementStore } from "../../application/ports/settlement-store.ts";
+import { describeDatabaseUrl } from "./database-url.ts";
+import { applyMigrations, readSchemaVersion } from "./migrate.ts";
+import { createPgliteExecutor } from "./pglite-executor.ts";
+import { createPostgresExecutor } from "./postgres-executor.ts";
+import type { SqlExecutor, SqlExecutorKind } from "./sql-executor.ts";
+import { createSqlSettlementStore } from "./sql-settlement-store.ts";
+
+export type StoreOptions = Readonly<{
+  /** PostgreSQL URL; when set, it wins over everything else. */
+  databaseUrl?: string;
+  /** The service's DATA_DIR; PGlite keeps its files in `<dataDir>/pglite`. */
+  dataDir?: string;
+  /** PGlite in memory (tests); ignored when databaseUrl is set. */
+  inMemory?: boolean;
+  /** PostgreSQL pool size per process (default 10). */
+  maxConnections?: number;
+  logger?: Logger;
+}>;
+
+export type OpenedStore = Readonly<{
+  kind: SqlExecutorKind;
+  settlements: SettlementStore;
+  /** The migrated database, for stores added later (users, auth nonces) on the same schema. */
+  executor: SqlExecutor;
+  /** Throws (StoreUnavailableError on PostgreSQL) when the database does not answer. */
+  ping(): Promise<void>;
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+}>;
+
+/**
+ * Opens the configured database, applies pending migrations (under an advisory lock, so
+ * replicas may start together) and returns the stores. Throws if the database cannot be
+ * reached or migrated; nothing is left open in that case.
+ */
+export async function openStore(options: StoreOptions): Promise<OpenedStore> {
+  const logger = (options.logger ?? silentLogger).child({ component: "store" });
+  const executor = await openExecutor(options, logger);
+  try {
+    const report = await applyMigrations(executor);
+    if (report.applied.length > 0) logger.info("store migrated", { applied: report.applied, version: report.version });
+    if (report.unknown.length > 0) {
+      logger.warn("database has migrations from a newer release", { unknown: report.unknown });
+    }
+  } catch (error) {
+    await executor.close().catch(() => undefined);
+    throw error;
+  }
+  return Object.freeze({
+    kind: executor.kind,
+    settlements: createSqlSettlementStore(executor),
+    executor,
+    async ping(): Promise<void> {
+      await executor.query("SELECT 1");
+    },
+    schemaVersion: () => readSchemaVersion(executor),
+    close: () => executor.close(),
+  });
+}
+
+/** Where PGlite keeps its files under a DATA_DIR. */
+export function pgliteDirectory(dataDir: string): string {
+  return join(dataDir, "pglite");
+}
+
+async function openExecutor(options: StoreOptions, logger: Logger): Promise<SqlExecutor> {
+  if (options.databaseUrl !== undefined && options.databaseUrl !== "") {
+    // SECURITY: the redacted target only; the URL carries the password.
+    logger.info("store opening", { kind: "postgres", target: describeDatabaseUrl(options.databaseUrl) });
+    return createPostgresExecutor({
+      databaseUrl: options.databaseUrl,
+      logger,
+      ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+    });
+  }
+  if (options.inMemory === true) {
+    logger.info("store opening", { kind: "pglite", target: "memory" });
+    return createPgliteExecutor();
+  }
+  if (options.dataDir === undefined || options.dataDir === "") {
+    throw new Error("store needs databaseUrl, dataDir or inMemory");
+  }
+  const directory = pgliteDirectory(options.dataDir);
+  logger.info("store opening", { kind: "pglite", target: directory });
+  return createPgliteExecutor({ directory });
+}

@@ -1,0 +1,59 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import type { Transaction } from "@electric-sql/pglite";
+import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
+import { acquireDirectoryLock } from "./pglite-directory-lock.ts";
+
+export type PgliteExecutorOptions = Readonly<{
+  /** Directory holding the database files; omitted means in memory (tests, throwaway runs). */
+  directory?: string;
+}>;
+
+type PgliteLike = PGlite | Transaction;
+
+/**
+ * Embedded PostgreSQL (WebAssembly) for zero-configuration runs.
+ *
+ * PGlite has exactly one backend connection. It queues every query and every transaction
+ * behind its own mutexes, so concurrent callers are serialised in the order they arrive;
+ * that also makes each multi-statement path (such as a claim) free of interleaving
+ * surprises. It is for ONE process: the data directory is locked so a second process
+ * fails at startup instead of corrupting the files.
+ */
+export async function createPgliteExecutor(options: PgliteExecutorOptions = {}): Promise<SqlExecutor> {
+  const directory = options.directory;
+  const lock = directory === undefined ? null : acquireDirectoryLock(directory);
+  let db: PGlite;
+  try {
+    if (directory !== undefined) mkdirSync(directory, { recursive: true, mode: 0o700 });
+    db = directory === undefined ? await PGlite.create() : await PGlite.create({ dataDir: directory });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const root = queryableOver(db);
+  let closing: Promise<void> | null = null;
+
+  return Object.freeze({
+    kind: "pglite" as const,
+    query: root.query,
+    exec: root.exec,
+    transaction: <T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> =>
+      db.transaction((tx) => fn(queryableOver(tx))),
+    close(): Promise<void> {
+      // Idempotent: shutdown paths may close twice, and PGlite rejects a second close.
+      closing ??= db.close().finally(() => lock?.release());
+      return closing;
+    },
+  });
+}
+
+function queryableOver(client: PgliteLike): SqlQueryable {
+  return Object.freeze({
+    query: async (text: string, params: readonly SqlParam[] = []): Promise<readonly SqlRow[]> =>
+      (await client.query<SqlRow>(text, [...params])).rows,
+    exec: async (script: string): Promise<void> => {
+      await client.exec(script);
+    },
+  });
+}

@@ -1,0 +1,82 @@
+import type { SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
+import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
+import { SETTLEMENT_MODES } from "../../domain/settlement/settlement-mode.ts";
+import type { SqlRow } from "./sql-executor.ts";
+
+/**
+ * Columns every settlement read selects. 64-bit values come back as text because PGlite
+ * parses int8 into a JS number (lossy above 2^53) and numeric into a string; text is the
+ * one form both drivers return identically.
+ */
+export const SETTLEMENT_COLUMNS = `
+  key, payment_id, payer, pay_to, asset, amount::text AS amount, network, mode, signature,
+  wire_transaction, last_valid_block_height::text AS last_valid_block_height, state, error,
+  attempts, created_at, updated_at`;
+
+const STATES: readonly SettlementState[] = ["pending", "submitted", "settled", "failed"];
+
+/** Turns a row into a record, failing loudly on anything the schema should have prevented. */
+export function settlementFromRow(row: SqlRow): SettlementRecord {
+  return Object.freeze({
+    key: text(row, "key"),
+    paymentId: nullableText(row, "payment_id"),
+    payer: text(row, "payer"),
+    payTo: text(row, "pay_to"),
+    asset: text(row, "asset"),
+    amount: integer(row, "amount"),
+    network: text(row, "network"),
+    mode: oneOf<SettlementMode>(row, "mode", SETTLEMENT_MODES),
+    signature: text(row, "signature"),
+    wireTransaction: nullableText(row, "wire_transaction"),
+    lastValidBlockHeight: nullableInteger(row, "last_valid_block_height"),
+    state: oneOf<SettlementState>(row, "state", STATES),
+    error: nullableText(row, "error"),
+    attempts: smallInteger(row, "attempts"),
+    createdAt: timestamp(row, "created_at"),
+    updatedAt: timestamp(row, "updated_at"),
+  });
+}
+
+function text(row: SqlRow, column: string): string {
+  const value = row[column];
+  if (typeof value !== "string") throw corrupt(column, "text");
+  return value;
+}
+
+function nullableText(row: SqlRow, column: string): string | null {
+  return row[column] === null ? null : text(row, column);
+}
+
+function integer(row: SqlRow, column: string): bigint {
+  const value = text(row, column);
+  if (!/^-?\d+$/.test(value)) throw corrupt(column, "an integer");
+  return BigInt(value);
+}
+
+function nullableInteger(row: SqlRow, column: string): bigint | null {
+  return row[column] === null ? null : integer(row, column);
+}
+
+function smallInteger(row: SqlRow, column: string): number {
+  const value = row[column];
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) throw corrupt(column, "an integer");
+  return value;
+}
+
+function timestamp(row: SqlRow, column: string): Date {
+  const value = row[column];
+  const date = value instanceof Date ? value : typeof value === "string" ? new Date(value) : null;
+  if (date === null || Number.isNaN(date.getTime())) throw corrupt(column, "a timestamp");
+  return date;
+}
+
+function oneOf<T extends string>(row: SqlRow, column: string, allowed: readonly T[]): T {
+  const value = text(row, column);
+  const match = allowed.find((candidate) => candidate === value);
+  if (match === undefined) throw corrupt(column, `one of ${allowed.join(", ")}`);
+  return match;
+}
+
+function corrupt(column: string, expected: string): Error {
+  return new Error(`settlements.${column} is not ${expected}`);
+}

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createServer } from "node:net";
+import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
+import {
+  LATEST_SCHEMA_VERSION,
+  MIGRATIONS,
+  openStore,
+  StoreUnavailableError,
+} from "../../src/infrastructure/store/index.ts";
+import { draft } from "./settlement-fixtures.ts";
+import type { TestDatabase } from "./postgres-harness.ts";
+import { ADMIN_URL, createTestDatabase, probePostgres } from "./postgres-harness.ts";
+import { describeSettlementStoreContract } from "./settlement-store-contract.ts";
+
+// Real PostgreSQL server; each run creates settle_test_<random> databases and drops them.
+const reachability = await probePostgres();
+const inCi = process.env["CI"] === "true" || process.env["CI"] === "1";
+
+if (!reachability.ok && inCi) {
+  describe("PostgreSQL (real server)", () => {
+    test("PostgreSQL must be reachable in CI", () => {
+      throw new Error(
+        `PostgreSQL is not reachable at ${new URL(ADMIN_URL).host} (${reachability.reason}); ` +
+          "CI requires it. Start it or set TEST_POSTGRES_URL.",
+      );
+    });
+  });
+} else if (!reachability.ok) {
+  console.warn(
+    `[tests/store] SKIPPING PostgreSQL tests: not reachable at ${new URL(ADMIN_URL).host} ` +
+      `(${reachability.reason}). They fail instead of skipping when CI=true.`,
+  );
+  describe.skip("PostgreSQL (real server, unreachable)", () => {
+    test("skipped", () => {});
+  });
+} else {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  describeSettlementStoreContract("PostgreSQL (real server, two client instances)", {
+    open: () => openStore({ databaseUrl: database.url, maxConnections: 8 }),
+    replicas: true,
+  });
+
+  describe("PostgreSQL specifics (real server)", () => {
+    test("two concurrent openStore calls on one fresh database both succeed and migrate once", async () => {
+      const fresh = await createTestDatabase();
+      const opened: OpenedStore[] = [];
+      try {
+        const results = await Promise.allSettled([
+          openStore({ databaseUrl: fresh.url }),
+          openStore({ databaseUrl: fresh.url }),
+          openStore({ databaseUrl: fresh.url }),
+        ]);
+        for (const r of results) if (r.status === "fulfilled") opened.push(r.value);
+        expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
+        const [a, b] = opened;
+        if (a === undefined || b === undefined) throw new Error("stores did not open");
+        const rows = await a.executor.query("SELECT version FROM schema_migrations ORDER BY version");
+        expect(rows.map((row) => row["version"])).toEqual(MIGRATIONS.map((m) => m.version));
+        expect(await b.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+        const d = draft();
+        expect((await a.settlements.claim(d)).outcome).toBe("claimed");
+        expect((await b.settlements.claim(d)).outcome).toBe("exists");
+      } finally {
+        for (const store of opened) await store.close();
+        await fresh.drop();
+      }
+    });
+
+    test("the pool's bigint and timestamp handling matches PGlite (kind and types)", async () => {
+      const opened = await openStore({ databaseUrl: database.url });
+      try {
+        expect(opened.kind).toBe("postgres");
+        const d = draft({ amount: 12_345_678_901_234_567_890n });
+        const { record } = await opened.settlements.claim(d);
+        expect(record.amount).toBe(12_345_678_901_234_567_890n);
+        expect(record.createdAt).toBeInstanceOf(Date);
+      } finally {
+        await opened.close();
+      }
+    });
+  });
+}
+
+describe("PostgreSQL connection failures (closed local port, no server)", () => {
+  test("an unreachable server throws StoreUnavailableError without the password", async () => {
+    const port = await closedPort();
+    const url = `postgres://settler:s3cret-pw@127.0.0.1:${port}/settlements`;
+    const failure = await openStore({ databaseUrl: url }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    const text = `${String(failure)} ${JSON.stringify(failure)}`;
+    expect(text).not.toContain("s3cret-pw");
+    expect(text).toContain(`127.0.0.1:${port}/settlements`);
+  });
+
+  test("a URL that is not postgres:// is refused before connecting", async () => {
+    await expect(openStore({ databaseUrl: "mysql://u:p@localhost/db" })).rejects.toThrow(/postgres:\/\//);
+  });
+});
+
+/** A port that was just free: bind port 0, read it, release it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { SettlementStore } from "../../src/application/ports/settlement-store.ts";
+import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
+import { applyMigrations, LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/infrastructure/store/index.ts";
+import { draft, draftPart, uniqueId } from "./settlement-fixtures.ts";
+
+export type StoreHarness = Readonly<{
+  /** Opens a store on the same database every time (so a reopen sees earlier data). */
+  open(): Promise<OpenedStore>;
+  /**
+   * True when a second store may be open on the same database at once (PostgreSQL: a
+   * second client instance modelling a second replica). PGlite is one process, one store.
+   */
+  replicas: boolean;
+}>;
+
+/**
+ * The SettlementStore contract, run unchanged against every backend. Tests share one
+ * database and use fresh keys, so they do not depend on each other; the reopen test runs
+ * last because it replaces the open store.
+ */
+export function describeSettlementStoreContract(label: string, harness: StoreHarness): void {
+  describe(`SettlementStore contract on ${label}`, () => {
+    let primary: OpenedStore;
+    let peer: OpenedStore;
+    const store = (): SettlementStore => primary.settlements;
+    /** Alternates between the two client instances (or uses the one store). */
+    const replica = (i: number): SettlementStore => (i % 2 === 0 ? primary : peer).settlements;
+
+    beforeAll(async () => {
+      primary = await harness.open();
+      peer = harness.replicas ? await harness.open() : primary;
+    });
+
+    afterAll(async () => {
+      if (peer !== undefined && peer !== primary) await peer.close();
+      if (primary !== undefined) await primary.close();
+    });
+
+    test("claim then get round-trips every field, with amounts beyond 2^53", async () => {
+      const d = draft({ amount: 2n ** 64n - 1n, lastValidBlockHeight: 2n ** 53n + 1n, mode: "delegated" });
+      const result = await store().claim(d);
+      expect(result.outcome).toBe("claimed");
+      expect(draftPart(result.record)).toEqual(d);
+      expect(result.record.state).toBe("pending");
+      expect(result.record.attempts).toBe(1);
+      expect(result.record.error).toBeNull();
+      expect(result.record.createdAt).toBeInstanceOf(Date);
+      expect(await store().get(d.key)).toEqual(result.record);
+      expect(await store().findByPaymentId(d.paymentId ?? "")).toEqual(result.record);
+    });
+
+    test("nullable fields round-trip as null", async () => {
+      const d = draft({ paymentId: null, wireTransaction: null, lastValidBlockHeight: null, amount: 0n });
+      const result = await store().claim(d);
+      expect(result.outcome).toBe("claimed");
+      expect(draftPart((await store().get(d.key)) ?? result.record)).toEqual(d);
+    });
+
+    test("unknown key and paymentId read as null", async () => {
+      expect(await store().get(uniqueId())).toBeNull();
+      expect(await store().findByPaymentId(uniqueId())).toBeNull();
+    });
+
+    test("a duplicate key is `exists` and keeps the first claim", async () => {
+      const first = draft();
+      await store().claim(first);
+      const second = await store().claim({ ...first, payer: "SomeoneElse1111111111111111111111111111111" });
+      expect(second.outcome).toBe("exists");
+      expect(draftPart(second.record)).toEqual(first);
+    });
+
+    test("a duplicate paymentId under another key is `exists` with the record holding it", async () => {
+      const first = draft();
+      await store().claim(first);
+      const other = draft({ paymentId: first.paymentId });
+      const result = await store().claim(other);
+      expect(result.outcome).toBe("exists");
+      expect(result.record.key).toBe(first.key);
+      expect(await store().get(other.key)).toBeNull();
+    });
+
+    test("50 concurrent claims of one key, across client instances: exactly one is claimed", async () => {
+      const key = uniqueId("race");
+      const drafts = Array.from({ length: 50 }, (_, i) => draft({ key, paymentId: null, payer: `payer-${i}` }));
+      const results = await Promise.all(drafts.map((d, i) => replica(i).claim(d)));
+      const winners = results.filter((r) => r.outcome === "claimed");
+      expect(winners).toHaveLength(1);
+      const winnerPayer = winners[0]?.record.payer;
+      for (const r of results) expect(r.record.payer).toBe(winnerPayer ?? "");
+      expect((await store().get(key))?.payer).toBe(winnerPayer ?? "");
+    });
+
+    test("50 concurrent claims of one paymentId under different keys: exactly one is claimed", async () => {
+      const paymentId = uniqueId("pid");
+      const drafts = Array.from({ length: 50 }, () => draft({ paymentId }));
+      const results = await Promise.all(drafts.map((d, i) => replica(i).claim(d)));
+      const winners = results.filter((r) => r.outcome === "claimed");
+      expect(winners).toHaveLength(1);
+      const winnerKey = winners[0]?.record.key ?? "";
+      for (const r of results) expect(r.record.key).toBe(winnerKey);
+      const losers = drafts.filter((d) => d.key !== winnerKey);
+      for (const d of losers.slice(0, 5)) expect(await store().get(d.key)).toBeNull();
+    });
+
+    test("a failed claim can be claimed again (attempts 2); a settled one cannot", async () => {
+      const d = draft();
+      const first = await store().claim(d);
+      await store().finish(d.key, { state: "failed", error: "blockhash expired" });
+      const failed = await store().get(d.key);
+      expect(failed?.state).toBe("failed");
+      expect(failed?.error).toBe("blockhash expired");
+
+      const retry = await store().claim({ ...d, signature: "retry-signature", lastValidBlockHeight: 9_999n });
+      expect(retry.outcome).toBe("claimed");
+      expect(retry.record.attempts).toBe(2);
+      expect(retry.record.state).toBe("pending");
+      expect(retry.record.error).toBeNull();
+      expect(retry.record.signature).toBe("retry-signature");
+      expect(retry.record.lastValidBlockHeight).toBe(9_999n);
+      expect(retry.record.createdAt.getTime()).toBe(first.record.createdAt.getTime());
+
+      await store().finish(d.key, { state: "settled" });
+      const again = await store().claim(d);
+      expect(again.outcome).toBe("exists");
+      expect(again.record.state).toBe("settled");
+      expect(again.record.attempts).toBe(2);
+    });
+
+    test("concurrent retries of one failed claim: exactly one takes it over", async () => {
+      const d = draft();
+      await store().claim(d);
+      await store().finish(d.key, { state: "failed", error: "rpc down" });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => replica(i).claim({ ...d, signature: `retry-${i}` })),
+      );
+      const winners = results.filter((r) => r.outcome === "claimed");
+      expect(winners).toHaveLength(1);
+      const stored = await store().get(d.key);
+      expect(stored?.attempts).toBe(2);
+      expect(stored?.state).toBe("pending");
+      expect(stored?.signature).toBe(winners[0]?.record.signature ?? "");
+    });
+
+    test("retrying a failed key with a paymentId another record holds is `exists` with that record", async () => {
+      const holder = draft();
+      await store().claim(holder);
+      const failedOne = draft();
+      await store().claim(failedOne);
+      await store().finish(failedOne.key, { state: "failed", error: "x" });
+      const result = await store().claim({ ...failedOne, paymentId: holder.paymentId });
+      expect(result.outcome).toBe("exists");
+      expect(result.record.key).toBe(holder.key);
+      expect((await store().get(failedOne.key))?.state).toBe("failed");
+    });
+
+    test("pending -> submitted -> settled; finish never overwrites a final state", async () => {
+      const settled = draft();
+      await store().claim(settled);
+      await store().markSubmitted(settled.key);
+      expect((await store().get(settled.key))?.state).toBe("submitted");
+      await store().finish(settled.key, { state: "settled" });
+      await store().finish(settled.key, { state: "failed", error: "late failure" });
+      await store().markSubmitted(settled.key);
+      const afterSettled = await store().get(settled.key);
+      expect(afterSettled?.state).toBe("settled");
+      expect(afterSettled?.error).toBeNull();
+
+      const failed = draft();
+      await store().claim(failed);
+      await store().finish(failed.key, { state: "failed", error: "first error" });
+      await store().finish(failed.key, { state: "settled" });
+      await store().finish(failed.key, { state: "failed", error: "second error" });
+      const afterFailed = await store().get(failed.key);
+      expect(afterFailed?.state).toBe("failed");
+      expect(afterFailed?.error).toBe("first error");
+    });
+
+    test("listUnresolved returns pending and submitted records, oldest first, within the limit", async () => {
+      // Keys sort differently from insertion order, so ordering by key would fail.
+      const tag = uniqueId();
+      const a = draft({ key: `z-${tag}` });
+      const b = draft({ key: `a-${tag}` });
+      const c = draft({ key: `m-${tag}` });
+      const e = draft({ key: `b-${tag}` });
+      for (const d of [a, b, c, e]) await store().claim(d);
+      await store().finish(b.key, { state: "settled" });
+      await store().markSubmitted(c.key);
+      await store().finish(e.key, { state: "failed", error: "x" });
+
+      const unresolved = await store().listUnresolved(1000);
+      const ours = unresolved.filter((r) => r.key.endsWith(tag)).map((r) => r.key);
+      expect(ours).toEqual([a.key, c.key]);
+      for (const r of unresolved) expect(["pending", "submitted"]).toContain(r.state);
+      for (let i = 1; i < unresolved.length; i += 1) {
+        const previous = unresolved[i - 1]?.createdAt.getTime() ?? 0;
+        expect(unresolved[i]?.createdAt.getTime()).toBeGreaterThanOrEqual(previous);
+      }
+      expect(await store().listUnresolved(1)).toHaveLength(1);
+      expect(await store().listUnresolved(0)).toHaveLength(0);
+    });
+
+    test("drafts outside the column ranges are rejected before reaching the database", async () => {
+      await expect(store().claim(draft({ amount: -1n }))).rejects.toThrow(RangeError);
+      await expect(store().claim(draft({ amount: 2n ** 64n }))).rejects.toThrow(RangeError);
+      await expect(store().claim(draft({ lastValidBlockHeight: 2n ** 63n }))).rejects.toThrow(RangeError);
+      await expect(store().claim(draft({ key: "" }))).rejects.toThrow(RangeError);
+    });
+
+    test("the schema has users and auth_nonces and enforces the state check", async () => {
+      const tables = await primary.executor.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+      );
+      const names = tables.map((row) => row["table_name"]);
+      for (const name of ["auth_nonces", "schema_migrations", "settlements", "users"]) expect(names).toContain(name);
+      const d = draft();
+      await store().claim(d);
+      await expect(
+        primary.executor.query("UPDATE settlements SET state = 'bogus' WHERE key = $1", [d.key]),
+      ).rejects.toThrow();
+      expect((await store().get(d.key))?.state).toBe("pending");
+    });
+
+    test("ping answers and reports the latest schema version", async () => {
+      await primary.ping();
+      expect(await primary.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+    });
+
+    test("reopening applies no migration twice and keeps the data", async () => {
+      const d = draft({ amount: 2n ** 63n + 7n });
+      await store().claim(d);
+      if (peer !== primary) await peer.close();
+      await primary.close();
+      primary = await harness.open();
+      peer = harness.replicas ? await harness.open() : primary;
+
+      expect(draftPart((await store().get(d.key)) ?? draft())).toEqual(d);
+      expect(await primary.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+      const rows = await primary.executor.query("SELECT version FROM schema_migrations ORDER BY version");
+      expect(rows.map((row) => row["version"])).toEqual(MIGRATIONS.map((m) => m.version));
+      const rerun = await applyMigrations(primary.executor);
+      expect(rerun.applied).toEqual([]);
+      expect(rerun.version).toBe(LATEST_SCHEMA_VERSION);
+    });
+  });
+}
