@@ -1,0 +1,49 @@
+import { getAddressEncoder, getProgramDerivedAddress, type Address } from "@solana/kit";
+import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "../transaction/programs.ts";
+
+/**
+ * Derives associated token accounts (owner, SPL Token program, mint) with a bounded LRU cache.
+ * A derivation hashes up to 255 bump candidates and tests each for being off the curve, which is
+ * the most expensive step of verifying a payment; payees repeat, so caching pays.
+ */
+export type AtaDeriver = Readonly<{
+  derive(owner: Address, mint: Address): Promise<Address>;
+  size(): number;
+}>;
+
+const addressEncoder = getAddressEncoder();
+
+export function createAtaDeriver(options: Readonly<{ capacity?: number }> = {}): AtaDeriver {
+  const capacity = options.capacity ?? 10_000;
+  // A Map iterates in insertion order, so deleting and re-inserting on a hit makes it an LRU.
+  const cache = new Map<string, Promise<Address>>();
+
+  async function deriveUncached(owner: Address, mint: Address): Promise<Address> {
+    const [ata] = await getProgramDerivedAddress({
+      programAddress: ASSOCIATED_TOKEN_PROGRAM,
+      seeds: [addressEncoder.encode(owner), addressEncoder.encode(TOKEN_PROGRAM), addressEncoder.encode(mint)],
+    });
+    return ata;
+  }
+
+  function derive(owner: Address, mint: Address): Promise<Address> {
+    const key = `${owner}:${mint}`;
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const pending = deriveUncached(owner, mint);
+    // A failed derivation (not a valid address) must not stay cached.
+    pending.catch(() => cache.delete(key));
+    cache.set(key, pending);
+    if (cache.size > capacity) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    return pending;
+  }
+
+  return Object.freeze({ derive, size: () => cache.size });
+}

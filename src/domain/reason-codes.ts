@@ -1,0 +1,55 @@
+/**
+ * Every machine-readable reason the facilitator answers with, in `/verify` (`invalidReason`)
+ * and `/settle` (`errorReason`). One closed list: adding a code is a contract change, so it is
+ * documented in docs/verification.md beside the attack or mistake it stops.
+ */
+export const REASON_CODES = [
+  // Requirements and `accepted`.
+  "UNSUPPORTED_SCHEME",
+  "UNSUPPORTED_NETWORK",
+  "UNSUPPORTED_ASSET",
+  "ACCEPTED_REQUIREMENTS_MISMATCH",
+  // The transaction's shape.
+  "INVALID_TRANSACTION",
+  "TRANSACTION_TOO_LARGE",
+  "TOO_MANY_INSTRUCTIONS",
+  "ADDRESS_LOOKUP_TABLE_NOT_ALLOWED",
+  "DISALLOWED_PROGRAM",
+  "COMPUTE_BUDGET_INVALID",
+  "COMPUTE_UNIT_LIMIT_TOO_HIGH",
+  "COMPUTE_UNIT_PRICE_TOO_HIGH",
+  "UNEXPECTED_TOKEN_INSTRUCTION",
+  "TRANSFER_INSTRUCTION_COUNT",
+  // The fee payer's protection.
+  "FEE_PAYER_MISMATCH",
+  "ALREADY_SIGNED",
+  "FEE_PAYER_IN_INSTRUCTION",
+  "PAYER_SIGNATURE_INVALID",
+  // The transfer against the requirements.
+  "AMOUNT_MISMATCH",
+  "MINT_MISMATCH",
+  "RECIPIENT_MISMATCH",
+  // Ledger-backed checks.
+  "BLOCKHASH_EXPIRED",
+  "SIMULATION_FAILED",
+  // Settlement.
+  "ALREADY_SETTLED",
+  "SETTLEMENT_FAILED",
+  // Settlement modes (extensions.mode).
+  "MODE_INVALID",
+  "MODE_RECEIPT_NOT_FOUND",
+  "MODE_TX_NOT_FOUND",
+  "DELEGATION_INVALID",
+  "DELEGATION_EXPIRED",
+  "DELEGATION_BUDGET_EXCEEDED",
+  "DELEGATION_PROOF_INVALID",
+  "DELEGATION_PROOF_EXPIRED",
+] as const;
+
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+const REASON_CODE_SET: ReadonlySet<string> = new Set(REASON_CODES);
+
+export function isReasonCode(value: string): value is ReasonCode {
+  return REASON_CODE_SET.has(value);
+}

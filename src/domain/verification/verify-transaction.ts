@@ -1,0 +1,80 @@
+import type { Address } from "@solana/kit";
+import type { AtaDeriver } from "../payment/associated-token-account.ts";
+import type { PaymentRequirements } from "../payment/payment-request.ts";
+import { decodeBase64Transaction, inspectWireTransaction } from "../transaction/inspect-transaction.ts";
+import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
+import { checkFeePayerIsOurs, checkFeePayerNotInInstructions, checkFeePayerSlotEmpty } from "./fee-payer-checks.ts";
+import { reject, type Rejection } from "./rejection.ts";
+import { checkPayerSignatures } from "./signature-checks.ts";
+import {
+  checkComputeBudget,
+  checkInstructionCount,
+  checkNoLookupTables,
+  checkProgramsAllowed,
+  checkTransactionSize,
+  findSingleTransfer,
+} from "./transaction-checks.ts";
+import { checkAmount, checkAuthorityIsSigner, checkDecimals, checkMint, checkRecipient } from "./transfer-checks.ts";
+import type { VerificationPolicy } from "./verification-policy.ts";
+
+export type TransactionCheckInput = Readonly<{
+  /** Base64 wire transaction from `paymentPayload.payload.transaction`. */
+  transaction: string | null;
+  requirements: PaymentRequirements;
+  feePayers: readonly Address[];
+  policy: VerificationPolicy;
+  assetDecimals: number;
+  atas: AtaDeriver;
+}>;
+
+export type TransactionVerdict =
+  | Readonly<{ ok: true; view: TransactionView; transfer: TransferChecked; payer: Address }>
+  /** `payer` is set once the transfer was found, so answers can name who tried to pay. */
+  | Readonly<{ ok: false; rejection: Rejection; payer?: Address }>;
+
+/**
+ * Runs every transaction rule in order, cheapest first, and returns the first rejection.
+ * Pure apart from hashing (ATA derivation, signatures); never throws for a bad payment.
+ */
+export async function verifyPaymentTransaction(input: TransactionCheckInput): Promise<TransactionVerdict> {
+  if (input.transaction === null) {
+    return { ok: false, rejection: reject("INVALID_TRANSACTION", "paymentPayload.payload.transaction is missing") };
+  }
+  const wire = decodeBase64Transaction(input.transaction);
+  if (!(wire instanceof Uint8Array)) return { ok: false, rejection: wire };
+  const tooLarge = checkTransactionSize(wire, input.policy);
+  if (tooLarge) return { ok: false, rejection: tooLarge };
+  const inspected = inspectWireTransaction(wire);
+  if (!inspected.ok) return inspected;
+  const view = inspected.view;
+
+  const structural = checkStructure(view, input);
+  if (structural) return { ok: false, rejection: structural };
+  const found = findSingleTransfer(view);
+  if (!found.ok) return found;
+  const transfer = found.transfer;
+  const payer = transfer.authority;
+
+  const rejection =
+    checkFeePayerNotInInstructions(view, input.feePayers) ??
+    checkMint(transfer, input.requirements) ??
+    checkDecimals(transfer, input.assetDecimals) ??
+    checkAmount(transfer, input.requirements) ??
+    (await checkRecipient(transfer, input.requirements, input.atas)) ??
+    checkAuthorityIsSigner(view, transfer) ??
+    (await checkPayerSignatures(view));
+  if (rejection) return { ok: false, rejection, payer };
+  return { ok: true, view, transfer, payer };
+}
+
+/** Rules on the message's shape that need neither the transfer nor any hashing. */
+function checkStructure(view: TransactionView, input: TransactionCheckInput): Rejection | null {
+  return (
+    checkNoLookupTables(view) ??
+    checkFeePayerIsOurs(view, input.feePayers, input.requirements.extra["feePayer"]) ??
+    checkFeePayerSlotEmpty(view) ??
+    checkInstructionCount(view, input.policy) ??
+    checkProgramsAllowed(view) ??
+    checkComputeBudget(view, input.policy)
+  );
+}

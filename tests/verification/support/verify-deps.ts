@@ -1,0 +1,22 @@
+import type { Address } from "@solana/kit";
+import type { VerifyPaymentDeps } from "../../../src/application/verify-payment.ts";
+import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
+import { DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
+import type { Actors } from "./payment-builder.ts";
+import { createFakeLedger, type FakeLedger } from "./fake-ledger.ts";
+
+export function verifyDeps(
+  actors: Actors,
+  overrides: Partial<VerifyPaymentDeps> = {},
+): VerifyPaymentDeps & Readonly<{ ledger: FakeLedger }> {
+  const ledger = createFakeLedger();
+  return {
+    ledger,
+    feePayers: [actors.feePayer.address] as readonly Address[],
+    policy: DEFAULT_VERIFICATION_POLICY,
+    network: SOLANA_DEVNET,
+    asset: DEVNET_USDC_MINT as Address,
+    simulate: true,
+    ...overrides,
+  } as VerifyPaymentDeps & Readonly<{ ledger: FakeLedger }>;
+}
