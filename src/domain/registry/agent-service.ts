@@ -1,0 +1,76 @@
+import {
+  getBooleanCodec,
+  getConstantCodec,
+  getHiddenPrefixCodec,
+  getI64Codec,
+  getLiteralUnionCodec,
+  getStructCodec,
+  getU8Codec,
+  type Address,
+  type Codec,
+  type ReadonlyUint8Array,
+} from "@solana/kit";
+import { getBorshStringCodec } from "./borsh-codecs.ts";
+import { getFastAddressCodec } from "./fast-address-codec.ts";
+import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
+
+/** `account:AgentService` discriminator from the registry IDL. */
+export const AGENT_SERVICE_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([27, 120, 44, 60, 134, 122, 164, 136]);
+
+/** Byte offset of `nft_mint` (the parent agent). */
+export const SERVICE_NFT_MINT_OFFSET = 8;
+
+/** The IDL's `ServiceType` enum (MCP, A2A, API, Web) in variant order; Borsh stores the index as a u8. */
+export const SERVICE_TYPES = ["mcp", "a2a", "api", "web"] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+
+export function isServiceType(value: string): value is ServiceType {
+  return (SERVICE_TYPES as readonly string[]).includes(value);
+}
+
+/** Borsh index of a service type, which is also its PDA seed byte. */
+export function serviceTypeIndex(type: ServiceType): number {
+  return SERVICE_TYPES.indexOf(type);
+}
+
+/** The registry program's `AgentService` account, fields in IDL order. */
+export type AgentService = Readonly<{
+  nftMint: Address;
+  serviceType: ServiceType;
+  endpoint: string;
+  version: string;
+  active: boolean;
+  /** Unix seconds. */
+  createdAt: bigint;
+  /** Unix seconds. */
+  updatedAt: bigint;
+  bump: number;
+}>;
+
+function getAgentServiceFieldsCodec() {
+  return getStructCodec([
+    ["nftMint", getFastAddressCodec()],
+    ["serviceType", getLiteralUnionCodec(SERVICE_TYPES)],
+    ["endpoint", getBorshStringCodec()],
+    ["version", getBorshStringCodec()],
+    ["active", getBooleanCodec()],
+    ["createdAt", getI64Codec()],
+    ["updatedAt", getI64Codec()],
+    ["bump", getU8Codec()],
+  ]);
+}
+
+let cachedCodec: Codec<AgentService> | undefined;
+
+export function getAgentServiceCodec(): Codec<AgentService> {
+  cachedCodec ??= getHiddenPrefixCodec(getAgentServiceFieldsCodec(), [getConstantCodec(AGENT_SERVICE_DISCRIMINATOR)]);
+  return cachedCodec;
+}
+
+export function encodeAgentService(service: AgentService): Uint8Array {
+  return new Uint8Array(getAgentServiceCodec().encode(service));
+}
+
+export function decodeAgentService(data: ReadonlyUint8Array): DecodeResult<AgentService> {
+  return decodeAccountData(getAgentServiceCodec(), AGENT_SERVICE_DISCRIMINATOR, data);
+}

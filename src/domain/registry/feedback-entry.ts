@@ -1,0 +1,71 @@
+import {
+  getBooleanCodec,
+  getConstantCodec,
+  getHiddenPrefixCodec,
+  getI64Codec,
+  getStructCodec,
+  getU64Codec,
+  getU8Codec,
+  type Address,
+  type Codec,
+  type ReadonlyUint8Array,
+} from "@solana/kit";
+import { getBytes32Codec } from "./borsh-codecs.ts";
+import { getFastAddressCodec } from "./fast-address-codec.ts";
+import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
+
+/** `account:FeedbackEntry` discriminator from the registry IDL. */
+export const FEEDBACK_ENTRY_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([203, 62, 143, 114, 243, 30, 218, 29]);
+
+/** Byte offset of `nft_mint` (the agent that received the feedback). */
+export const FEEDBACK_NFT_MINT_OFFSET = 8;
+
+/** The registry program's `FeedbackEntry` account, fields in IDL order. */
+export type FeedbackEntry = Readonly<{
+  nftMint: Address;
+  reviewer: Address;
+  /** 0..100 */
+  score: number;
+  tag1: ReadonlyUint8Array;
+  tag2: ReadonlyUint8Array;
+  authVerified: boolean;
+  hasPaymentProof: boolean;
+  paymentAmount: bigint;
+  paymentToken: Address;
+  revoked: boolean;
+  /** Unix seconds; also the `feedback_nonce` seed of the entry's PDA. */
+  createdAt: bigint;
+  bump: number;
+}>;
+
+function getFeedbackEntryFieldsCodec() {
+  return getStructCodec([
+    ["nftMint", getFastAddressCodec()],
+    ["reviewer", getFastAddressCodec()],
+    ["score", getU8Codec()],
+    ["tag1", getBytes32Codec()],
+    ["tag2", getBytes32Codec()],
+    ["authVerified", getBooleanCodec()],
+    ["hasPaymentProof", getBooleanCodec()],
+    ["paymentAmount", getU64Codec()],
+    ["paymentToken", getFastAddressCodec()],
+    ["revoked", getBooleanCodec()],
+    ["createdAt", getI64Codec()],
+    ["bump", getU8Codec()],
+  ]);
+}
+
+let cachedCodec: Codec<FeedbackEntry> | undefined;
+
+export function getFeedbackEntryCodec(): Codec<FeedbackEntry> {
+  cachedCodec ??= getHiddenPrefixCodec(getFeedbackEntryFieldsCodec(), [getConstantCodec(FEEDBACK_ENTRY_DISCRIMINATOR)]);
+  return cachedCodec;
+}
+
+export function encodeFeedbackEntry(entry: FeedbackEntry): Uint8Array {
+  return new Uint8Array(getFeedbackEntryCodec().encode(entry));
+}
+
+export function decodeFeedbackEntry(data: ReadonlyUint8Array): DecodeResult<FeedbackEntry> {
+  return decodeAccountData(getFeedbackEntryCodec(), FEEDBACK_ENTRY_DISCRIMINATOR, data);
+}

@@ -1,0 +1,35 @@
+import type { Address } from "@solana/kit";
+import type { FeedbackEntry } from "./feedback-entry.ts";
+
+export type FeedbackRecord = Readonly<{ address: Address; entry: FeedbackEntry }>;
+
+export type FeedbackFilter = Readonly<{
+  reviewer?: string;
+  /** Matches `has_payment_proof`: the program counts such feedback as "verified" reputation. */
+  verified?: boolean;
+  /** Revoked entries are hidden unless this is true. */
+  includeRevoked?: boolean;
+}>;
+
+/** Newest first (`createdAt` desc, then address desc so equal timestamps keep a stable order). */
+export function selectFeedback(records: readonly FeedbackRecord[], filter: FeedbackFilter): FeedbackRecord[] {
+  return records
+    .filter(
+      ({ entry }) =>
+        (filter.includeRevoked === true || !entry.revoked) &&
+        (filter.reviewer === undefined || entry.reviewer === filter.reviewer) &&
+        (filter.verified === undefined || entry.hasPaymentProof === filter.verified),
+    )
+    .sort(newestFirst((r) => r.entry.createdAt));
+}
+
+/** Comparator: larger timestamp first, ties broken by address descending. */
+export function newestFirst<T extends Readonly<{ address: string }>>(timeOf: (item: T) => bigint) {
+  return (a: T, b: T): number => {
+    const ta = timeOf(a);
+    const tb = timeOf(b);
+    if (ta !== tb) return ta > tb ? -1 : 1;
+    if (a.address === b.address) return 0;
+    return a.address > b.address ? -1 : 1;
+  };
+}

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import type { Address } from "@solana/kit";
+import { silentLogger } from "../../src/application/ports/logger.ts";
+import { encodeAgentIdentity, type AgentIdentity } from "../../src/domain/registry/agent-identity.ts";
+import { encodeAgentService, SERVICE_TYPES, type AgentService } from "../../src/domain/registry/agent-service.ts";
+import { categoryHash, createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../../src/domain/registry/categories.ts";
+import { encodeFeedbackEntry, type FeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
+import { findAgentPda, findFeedbackPda, findServicePda } from "../../src/domain/registry/pdas.ts";
+import { errorLayer } from "../../src/http/error-layer.ts";
+import { registryRoutes } from "../../src/http/registry/registry-routes.ts";
+import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLedgerRpcHandler } from "../../src/infrastructure/ledger/embedded/json-rpc-handler.ts";
+import { serveLedgerRpc, type LedgerRpcServer } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
+import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createManualClock } from "./support/manual-clock.ts";
+import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, PROGRAM_ID, testAddress } from "./support/registry-fixtures.ts";
+
+/**
+ * Real pieces: the embedded litesvm ledger, seeded only through its JSON-RPC `surfnet_setAccount`
+ * cheat code, accounts at their real PDAs with Anchor-style padding, read back by the agent index
+ * and served through the registry routes. The index's clock is a manual clock.
+ */
+const AGENT_COUNT = 36;
+const AGENT_SPACE = 8 + 32 + 32 + 8 + 32 + (4 + 200) + 32 + (4 + 5 * 32) + 1 + 8 * 8 + 1;
+
+const ledger = createEmbeddedLedger();
+const rpc = createLedgerRpcHandler(ledger);
+let rpcId = 0;
+
+async function setAccount(address: Address, data: Uint8Array): Promise<void> {
+  const response = await rpc(
+    new Request("http://localhost/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method: "surfnet_setAccount", params: [address, { lamports: 5_000_000, owner: PROGRAM_ID, data: Buffer.from(data).toString("hex") }] }),
+    }),
+  );
+  const body = (await response.json()) as { error?: unknown };
+  if (body.error) throw new Error(`surfnet_setAccount failed: ${JSON.stringify(body.error)}`);
+}
+
+const OWNERS = [testAddress(2, 0), testAddress(2, 1), testAddress(2, 2)];
+const TAG_SETS = [["defi"], ["trading", "data"], [], ["research", "defi", "custom-tag"]];
+
+function seededAgent(n: number): AgentIdentity {
+  return agentIdentity(n, {
+    owner: OWNERS[n % 3] as Address,
+    // Several agents share an updatedAt so the nftMint tie-break matters.
+    updatedAt: 1_750_000_000n + BigInt(Math.floor(n / 4)),
+    active: n % 5 !== 0,
+    metadataUri: n % 6 === 0 ? `ipfs://Qm${n}Mirror` : `https://agents.example/${n}/card.json`,
+    tags: (TAG_SETS[n % 4] as string[]).map(hashBytes),
+    verifiedFeedbackCount: BigInt(n % 3),
+    verifiedScoreSum: BigInt((n % 3) * 80),
+  });
+}
+
+const agents: AgentIdentity[] = Array.from({ length: AGENT_COUNT }, (_, n) => seededAgent(n));
+const star = agents[7] as AgentIdentity;
+const feedback: FeedbackEntry[] = Array.from({ length: 6 }, (_, n) => feedbackEntry(star.nftMint, n, { revoked: n === 5 }));
+const services: AgentService[] = SERVICE_TYPES.map((type, i) => agentService(star.nftMint, type, { active: i !== 2, createdAt: 1_700_000_000n + BigInt(i) }));
+
+async function seedAgent(agent: AgentIdentity): Promise<void> {
+  const [pda] = await findAgentPda(PROGRAM_ID, agent.nftMint);
+  await setAccount(pda, padded(encodeAgentIdentity(agent), AGENT_SPACE));
+}
+
+beforeAll(async () => {
+  for (const agent of agents) await seedAgent(agent);
+  for (const entry of feedback) {
+    const [pda] = await findFeedbackPda(PROGRAM_ID, entry.nftMint, entry.reviewer, entry.createdAt);
+    await setAccount(pda, encodeFeedbackEntry(entry));
+  }
+  for (const service of services) {
+    const [pda] = await findServicePda(PROGRAM_ID, service.nftMint, service.serviceType);
+    await setAccount(pda, padded(encodeAgentService(service), 8 + 32 + 1 + 204 + 24 + 1 + 16 + 1));
+  }
+  // Noise the index must ignore: another program's account, and a registry account of another kind.
+  await rpc(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "surfnet_setAccount", params: [testAddress(8, 1), { lamports: 1, owner: testAddress(8, 2), data: Buffer.from(encodeAgentIdentity(seededAgent(99))).toString("hex") }] }) }));
+  await setAccount(testAddress(8, 3), new Uint8Array([168, 198, 209, 4, 60, 235, 126, 109, 1, 2, 3]));
+});
+
+const clock = createManualClock();
+const index = createAgentIndex({ ledger, clock, programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
+const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
+
+async function getJson(path: string) {
+  const response = await app.handle(new Request(`http://localhost${path}`));
+  return { status: response.status, body: await response.json() };
+}
+
+async function pageAll(query: string, limit: number): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < 200; pages++) {
+    const sep = query === "" ? "" : "&";
+    const { status, body } = await getJson(`/agents?${query}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(status).toBe(200);
+    expect(body.data.length).toBeLessThanOrEqual(limit);
+    seen.push(...body.data.map((a: { nftMint: string }) => a.nftMint));
+    expect(body.cursor.hasMore).toBe(body.cursor.next !== null);
+    if (!body.cursor.hasMore) return seen;
+    cursor = body.cursor.next;
+  }
+  throw new Error("paging did not end");
+}
+
+function expected(predicate: (a: AgentIdentity) => boolean): string[] {
+  return agents
+    .filter(predicate)
+    .sort((a, b) => (a.updatedAt !== b.updatedAt ? (a.updatedAt > b.updatedAt ? -1 : 1) : a.nftMint > b.nftMint ? -1 : a.nftMint < b.nftMint ? 1 : 0))
+    .map((a) => a.nftMint);
+}
+
+const hasTag = (a: AgentIdentity, name: string) => a.tags.some((t) => Buffer.from(t).toString("hex") === categoryHash(name));
+
+describe("registry read API on the embedded ledger (litesvm), seeded via surfnet_setAccount", () => {
+  test("every filter, paged at several page sizes: right order, no duplicates, no omissions", async () => {
+    const cases: [string, (a: AgentIdentity) => boolean][] = [
+      ["", () => true],
+      ["active=true", (a) => a.active],
+      ["active=false", (a) => !a.active],
+      [`owner=${OWNERS[1]}`, (a) => a.owner === OWNERS[1]],
+      ["category=defi", (a) => hasTag(a, "defi")],
+      ["category=DATA", (a) => hasTag(a, "data")],
+      ["category=custom-tag", (a) => hasTag(a, "custom-tag")],
+      ["q=mirror", (a) => a.metadataUri.toLowerCase().includes("mirror")],
+      ["q=AGENTS.EXAMPLE/2", (a) => a.metadataUri.includes("agents.example/2")],
+      [`active=true&category=defi&owner=${OWNERS[0]}`, (a) => a.active && hasTag(a, "defi") && a.owner === OWNERS[0]],
+    ];
+    for (const [query, predicate] of cases) {
+      const want = expected(predicate);
+      expect(want.length).toBeGreaterThan(0);
+      for (const limit of [1, 3, 7, 20, 100]) {
+        const got = await pageAll(query, limit);
+        expect({ query, limit, got }).toEqual({ query, limit, got: want });
+      }
+    }
+  });
+
+  test("detail, feedback and services of a seeded agent", async () => {
+    const [pda] = await findAgentPda(PROGRAM_ID, star.nftMint);
+    const detail = await getJson(`/agents/${star.nftMint}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ address: pda, nftMint: star.nftMint, owner: star.owner, tags: ["research", "defi", categoryHash("custom-tag")], reputation: { verifiedCount: 1, verifiedAvgScore: 80 } });
+    expect(detail.body.services.length).toBe(4);
+
+    const listed = await getJson(`/agents/${star.nftMint}/feedback`);
+    expect(listed.body.map((f: { createdAt: number }) => f.createdAt)).toEqual(feedback.filter((f) => !f.revoked).map((f) => Number(f.createdAt)).reverse());
+    const [firstPda] = await findFeedbackPda(PROGRAM_ID, star.nftMint, (feedback[4] as FeedbackEntry).reviewer, (feedback[4] as FeedbackEntry).createdAt);
+    expect(listed.body[0].address).toBe(firstPda);
+    expect((await getJson(`/agents/${star.nftMint}/feedback?includeRevoked=true`)).body.length).toBe(6);
+    expect((await getJson(`/agents/${star.nftMint}/feedback?verified=true`)).body.length).toBe(3);
+    expect((await getJson(`/agents/${star.nftMint}/feedback?reviewer=${testAddress(4, 0)}&includeRevoked=true`)).body.length).toBe(2);
+
+    const svc = await getJson(`/agents/${star.nftMint}/services`);
+    expect(svc.body.map((s: { serviceType: string }) => s.serviceType)).toEqual(["web", "api", "a2a", "mcp"]);
+    expect((await getJson(`/agents/${star.nftMint}/services?active=false`)).body.map((s: { serviceType: string }) => s.serviceType)).toEqual(["api"]);
+    expect((await getJson(`/agents/${star.nftMint}/services?serviceType=a2a`)).body.length).toBe(1);
+  });
+
+  test("an on-chain change (updated_at bumped, agent deactivated) appears after the TTL, not before", async () => {
+    const top = (await getJson("/agents?limit=1")).body.data[0].nftMint;
+    const bumped = { ...(agents[3] as AgentIdentity), updatedAt: 1_760_000_000n };
+    const deactivated = { ...(agents[1] as AgentIdentity), active: false };
+    await seedAgent(bumped);
+    await seedAgent(deactivated);
+
+    clock.advance(29_999);
+    expect((await getJson("/agents?limit=1")).body.data[0].nftMint).toBe(top);
+    expect((await getJson(`/agents/${deactivated.nftMint}`)).body.active).toBe(true);
+
+    clock.advance(1);
+    expect((await getJson("/agents?limit=1")).body.data[0].nftMint).toBe(bumped.nftMint);
+    expect((await getJson(`/agents/${deactivated.nftMint}`)).body.active).toBe(false);
+    agents[3] = bumped;
+    agents[1] = deactivated;
+  });
+});
+
+describe("agent index over JSON-RPC (rpc-ledger -> embedded ledger served on a random port)", () => {
+  let server: LedgerRpcServer;
+  beforeAll(() => {
+    server = serveLedgerRpc(ledger, { port: 0 });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  test("getProgramAccounts with memcmp filters over the wire gives the same model", async () => {
+    const overRpc = createAgentIndex({ ledger: createRpcLedger({ url: server.url }), clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
+    const page = await overRpc.listAgents({ limit: 100 });
+    expect(page.items.map((r): string => r.identity.nftMint)).toEqual(expected(() => true));
+    const owned = await overRpc.agentsOwnedBy(OWNERS[2] as Address);
+    expect(owned.map((r): string => r.identity.nftMint)).toEqual(expected((a) => a.owner === OWNERS[2]));
+    expect((await overRpc.listServices(star.nftMint, {}))?.length).toBe(4);
+    expect(overRpc.health().status).toBe("ok");
+  });
+});
