@@ -81,7 +81,13 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
     wireTransaction: getBase64Decoder().decode(wire),
     lastValidBlockHeight,
   });
-  if (claim.outcome === "exists") return awaitExisting(deps, claim.record);
+  if (claim.outcome === "exists") {
+    // SECURITY: the paymentId is held by another transaction; never answer with that payment's result.
+    if (claim.record.key !== candidate.key) {
+      return settleFailure(network, "ALREADY_SETTLED", `paymentId ${candidate.paymentId} was already used for another transaction`, candidate.payer);
+    }
+    return awaitExisting(deps, claim.record);
+  }
 
   const log = deps.logger.child({ key: candidate.key, signature });
   const submission = await submitTransaction(ledger, wire, signature);

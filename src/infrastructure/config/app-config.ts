@@ -15,6 +15,8 @@ export const AppConfigSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
   SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: "^https?://" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
   NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
   USDC_MINT: Type.String({ ...Base58Address, default: DEVNET_USDC_MINT }),
   VERIFY_SIMULATE: Type.Boolean({ default: true }),

@@ -1,0 +1,78 @@
+import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
+import type { ReasonCode } from "../../domain/reason-codes.ts";
+import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
+import { type SettleTransactionDeps, type SettlementCandidate, awaitExisting, settleTransaction } from "./settle-transaction.ts";
+
+/** Verification as settlement needs it: the static rules, no simulation (preflight does that). */
+export type VerifyForSettlement = (
+  request: PaymentRequest,
+) => Promise<Readonly<{ ok: true; candidate: SettlementCandidate }> | Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>>;
+
+export type SettlementService = Readonly<{
+  settle(request: PaymentRequest): Promise<SettleResponse>;
+  /** Settlements currently executing in this process (graceful shutdown waits for them). */
+  inFlight(): number;
+  /** Resolves when no settlement is executing in this process. */
+  drain(): Promise<void>;
+}>;
+
+/**
+ * The spec's settle order: verify, idempotency check, then co-sign/submit/confirm/persist.
+ * Duplicates inside one process share the winner's promise; duplicates across processes meet
+ * at the store's unique claim and wait for the stored result. Nothing is submitted twice.
+ */
+export function createSettlementService(
+  deps: SettleTransactionDeps & Readonly<{ verify: VerifyForSettlement }>,
+): SettlementService {
+  const running = new Map<string, Promise<SettleResponse>>();
+
+  async function settle(request: PaymentRequest): Promise<SettleResponse> {
+    const verified = await deps.verify(request);
+    if (!verified.ok) return settleFailure(deps.network, verified.reason, verified.message, verified.payer);
+    const candidate = verified.candidate;
+
+    const shared = running.get(candidate.key);
+    if (shared) return asReplay(await shared);
+
+    const previous = await findPrevious(deps.store, candidate);
+    if (previous) {
+      const conflict = paymentIdConflict(previous, candidate);
+      if (conflict) return settleFailure(deps.network, "ALREADY_SETTLED", conflict, candidate.payer);
+      if (previous.state === "settled") return settleResultOf(previous, true);
+      if (previous.state !== "failed") return awaitExisting(deps, previous);
+      // A failed settlement may be retried with the same transaction: fall through to a new claim.
+    }
+
+    const execution = settleTransaction(deps, candidate).finally(() => running.delete(candidate.key));
+    running.set(candidate.key, execution);
+    return execution;
+  }
+
+  return Object.freeze({
+    settle,
+    inFlight: () => running.size,
+    drain: async () => {
+      while (running.size > 0) await Promise.allSettled([...running.values()]);
+    },
+  });
+}
+
+async function findPrevious(store: SettlementStore, candidate: SettlementCandidate): Promise<SettlementRecord | null> {
+  return (await store.get(candidate.key)) ?? (candidate.paymentId ? await store.findByPaymentId(candidate.paymentId) : null);
+}
+
+/**
+ * SECURITY: a paymentId names one payment. Reusing it with a different transaction must not
+ * return the earlier payment's success (a client could otherwise pass off someone else's
+ * settled payment as its own).
+ */
+function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCandidate): string | null {
+  if (previous.key === candidate.key) return null;
+  return `paymentId ${candidate.paymentId} was already used for another transaction (${previous.signature})`;
+}
+
+function asReplay(response: SettleResponse): SettleResponse {
+  if (!response.success) return response;
+  return { ...response, extensions: { ...response.extensions, replayed: true } };
+}

@@ -1,0 +1,32 @@
+import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
+import { type VerifyPaymentDeps, verifyPayment } from "../verify-payment.ts";
+import type { VerifyForSettlement } from "./settle-payment.ts";
+
+/**
+ * The standard-mode verification for /settle: every rule of /verify except the ledger
+ * simulation, which the submission's own preflight repeats on the co-signed bytes (a failure
+ * there is the spec's SETTLEMENT_FAILED with the ledger's message). The already-settled check is
+ * left out too: for /settle a settled payment is an idempotent hit, not an error.
+ */
+export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSettlement {
+  const settleDeps: VerifyPaymentDeps = { ...deps, simulate: false, settledLookup: undefined };
+  return async (request: PaymentRequest) => {
+    const verified = await verifyPayment(request, settleDeps);
+    if (!verified.ok) return verified;
+    return {
+      ok: true,
+      candidate: {
+        key: verified.settlementKey,
+        paymentId: verified.paymentId,
+        payer: verified.payer,
+        payTo: request.paymentRequirements.payTo,
+        asset: request.paymentRequirements.asset,
+        amount: verified.amount,
+        mode: "standard",
+        feePayer: verified.feePayer,
+        transaction: verified.transaction,
+        blockhash: verified.recentBlockhash,
+      },
+    };
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Composition root: the only module that reads the environment. Parses configuration once,
+ * builds the service, serves the interfaces ROLE selects, and shuts down gracefully.
+ */
+import { parseAppConfig } from "./infrastructure/config/app-config.ts";
+import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
+import { ConfigurationError, VERSION, buildService, serveLedgerRpc } from "./service.ts";
+
+const parsed = parseAppConfig(process.env);
+if (!parsed.ok) {
+  console.error(JSON.stringify({ level: "error", msg: "invalid configuration", errors: parsed.errors }));
+  process.exit(1);
+}
+const config = parsed.config;
+const logger = createJsonLogger(config.LOG_LEVEL);
+const startedAt = performance.now();
+
+let service: Awaited<ReturnType<typeof buildService>>;
+try {
+  service = await buildService(config, process.env, logger);
+} catch (error) {
+  const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+  logger.error("start-up failed", { errors: problems });
+  process.exit(1);
+}
+
+const servers: { stop(): Promise<void> | void }[] = [];
+if (service.embeddedLedger) {
+  const rpc = serveLedgerRpc(service.embeddedLedger, { host: config.HOST, port: config.LOCAL_LEDGER_PORT, logger });
+  servers.push(rpc);
+}
+if (config.ROLE !== "registry") {
+  const server = Bun.serve({ hostname: config.HOST, port: config.FACILITATOR_PORT, fetch: service.facilitatorApp.fetch });
+  servers.push({ stop: () => server.stop() });
+  logger.info("facilitator listening", { url: server.url.href });
+}
+if (config.ROLE !== "facilitator" && service.registryApp) {
+  const server = Bun.serve({ hostname: config.HOST, port: config.REGISTRY_PORT, fetch: service.registryApp.fetch });
+  servers.push({ stop: () => server.stop() });
+  logger.info("registry listening", { url: server.url.href });
+}
+logger.info("ready", {
+  version: VERSION,
+  role: config.ROLE,
+  ledger: service.embeddedLedger ? "embedded" : "rpc",
+  store: service.store.kind,
+  feePayers: service.feePayers.addresses,
+  startupMs: Math.round(performance.now() - startedAt),
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info("shutting down", { signal, inFlightSettlements: service.settlement?.inFlight() ?? 0 });
+  // Stop accepting connections first; in-flight requests and settlements then finish.
+  await Promise.all(servers.map((s) => s.stop()));
+  await service.close();
+  logger.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,201 @@
+import { join } from "node:path";
+import type { Address } from "@solana/kit";
+import pkg from "../package.json" with { type: "json" };
+import { type HealthProbe, type HealthProbes, pingProbe } from "./application/health.ts";
+import type { Ledger } from "./application/ports/ledger.ts";
+import type { Logger } from "./application/ports/logger.ts";
+import type { Signer } from "./application/ports/signer.ts";
+import { systemClock } from "./application/ports/clock.ts";
+import { reconcileSettlements } from "./application/settlement/reconcile-settlements.ts";
+import { type SettlementService, createSettlementService } from "./application/settlement/settle-payment.ts";
+import { standardSettlementVerifier } from "./application/settlement/settlement-verifier.ts";
+import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
+import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
+import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
+import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
+import type { AppConfig } from "./infrastructure/config/app-config.ts";
+import { type EmbeddedLedger, createEmbeddedLedger } from "./infrastructure/ledger/embedded/embedded-ledger.ts";
+import { serveLedgerRpc } from "./infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createRpcLedger } from "./infrastructure/ledger/rpc-ledger.ts";
+import { redactText } from "./infrastructure/logging/redact.ts";
+import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
+import { type OpenedStore, openStore } from "./infrastructure/store/index.ts";
+import { createFacilitatorApp } from "./http/facilitator-app.ts";
+import { createRegistryApp } from "./http/registry-app.ts";
+import { createCategoryCatalog } from "./domain/registry/categories.ts";
+import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
+import { createAgentIndex } from "./infrastructure/registry/ledger-agent-index.ts";
+
+export const VERSION: string = pkg.version;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Lamports the development fee payer gets on a fresh embedded ledger. */
+const DEV_FEE_PAYER_LAMPORTS = 100_000_000_000n;
+
+export type Service = Readonly<{
+  config: AppConfig;
+  ledger: Ledger;
+  /** Present when no SOLANA_RPC_URL is set. */
+  embeddedLedger: EmbeddedLedger | null;
+  store: OpenedStore;
+  feePayers: SignerPool;
+  settlement: SettlementService | null;
+  facilitatorApp: ReturnType<typeof createFacilitatorApp>;
+  registryApp: ReturnType<typeof createRegistryApp>;
+  /** Finishes in-flight settlements (bounded), then releases every resource. */
+  close(graceMs?: number): Promise<void>;
+}>;
+
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError";
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join("; "));
+  }
+}
+
+/**
+ * Wires adapters to use cases. Reads nothing from the process itself: `config` and `env`
+ * come from main.ts, so tests build the same service with their own settings.
+ */
+export async function buildService(config: AppConfig, env: Env, logger: Logger): Promise<Service> {
+  const embeddedLedger = config.SOLANA_RPC_URL ? null : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }) });
+  const ledger: Ledger = embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger });
+
+  const signerConfigs = parseSignerConfigs(env, "FEE_PAYER_");
+  if (!signerConfigs.ok) throw new ConfigurationError(signerConfigs.errors);
+  const signers: Signer[] = [...(await createSigners(signerConfigs.configs, { env }))];
+  if (signers.length === 0 && embeddedLedger) {
+    const dev = await loadOrCreateDevKeypair(join(config.DATA_DIR, "fee-payer.json"));
+    signers.push(dev.signer);
+    logger.info(dev.created ? "generated development fee payer" : "using development fee payer", { address: dev.signer.address });
+  }
+  const feePayers = createSignerPool(signers, { clock: systemClock });
+  if (embeddedLedger) for (const address of feePayers.addresses) await embeddedLedger.airdrop(address, DEV_FEE_PAYER_LAMPORTS);
+
+  const store = await openStore({
+    dataDir: config.DATA_DIR,
+    maxConnections: config.DATABASE_POOL_MAX,
+    logger: logger.child({ component: "store" }),
+    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+  });
+
+  const verifyDeps: VerifyPaymentDeps = {
+    ledger,
+    feePayers: () => feePayers.addresses,
+    policy: createVerificationPolicy({
+      maxComputeUnitLimit: config.VERIFY_MAX_COMPUTE_UNIT_LIMIT,
+      maxComputeUnitPriceMicroLamports: BigInt(config.VERIFY_MAX_COMPUTE_UNIT_PRICE),
+      maxInstructions: config.VERIFY_MAX_INSTRUCTIONS,
+    }),
+    network: config.NETWORK,
+    asset: config.USDC_MINT as Address,
+    simulate: config.VERIFY_SIMULATE,
+    atas: createAtaDeriver(),
+    settledLookup: async (key, paymentId) => {
+      const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId) : null);
+      return record?.state === "settled";
+    },
+  };
+
+  const settlement =
+    feePayers.addresses.length === 0
+      ? null
+      : createSettlementService({
+          ledger,
+          store: store.settlements,
+          logger: logger.child({ component: "settlement" }),
+          network: config.NETWORK,
+          verify: standardSettlementVerifier(verifyDeps),
+          sign: async (address, message) => {
+            const [signature] = await feePayers.sign(address, [message]);
+            if (!signature) throw new Error("signer returned no signature");
+            return signature;
+          },
+        });
+
+  const health: HealthProbes = {
+    ledger: redacted(pingProbe(() => ledger.ping())),
+    store: redacted(pingProbe(() => store.ping())),
+    signer: async () =>
+      feePayers.addresses.length === 0
+        ? { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" }
+        : { status: summarizeSignerHealth(feePayers.health()) },
+  };
+  const facilitatorApp = createFacilitatorApp({ ...verifyDeps, feePayers: () => feePayers.addresses, settlement, logger, health, version: VERSION });
+
+  const index = createAgentIndex({
+    ledger,
+    clock: systemClock,
+    programId: config.REGISTRY_PROGRAM_ID as Address,
+    ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
+    logger,
+  });
+  const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
+  const registryApp = createRegistryApp({
+    index,
+    categories,
+    logger,
+    version: VERSION,
+    health: {
+      // The index serves its last good model when the ledger fails, so the registry degrades instead of dying.
+      ledger: redacted(async () => {
+        const h = index.health();
+        return h.status === "ok" ? { status: "ok" } : { status: "degraded", detail: h.lastError ?? "index not loaded yet" };
+      }),
+      store: redacted(pingProbe(() => store.ping(), "degraded")),
+      // Registration signing (config authority) is not built yet; reads need no key.
+      signer: async () => ({ status: "ok", detail: "registry reads need no signer" }),
+    },
+  });
+
+  const reconcile = startReconciler(config, ledger, store, logger);
+
+  return Object.freeze({
+    config,
+    ledger,
+    embeddedLedger,
+    store,
+    feePayers,
+    settlement,
+    facilitatorApp,
+    registryApp,
+    close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
+      reconcile.stop();
+      if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
+      await feePayers.close();
+      await store.close();
+    },
+  });
+}
+
+/** Recovery at start-up and then periodically: open records are finished from the ledger. */
+function startReconciler(config: AppConfig, ledger: Ledger, store: OpenedStore, logger: Logger): { stop(): void } {
+  const log = logger.child({ component: "reconciler" });
+  let running = false;
+  const pass = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await reconcileSettlements({ ledger, store: store.settlements, logger: log });
+    } catch (error) {
+      log.warn("reconciliation pass failed", { error });
+    } finally {
+      running = false;
+    }
+  };
+  void pass();
+  const timer = setInterval(pass, config.RECONCILE_INTERVAL_SECONDS * 1000);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** SECURITY: probe details can carry RPC or database URLs with credentials. */
+function redacted(probe: HealthProbe): HealthProbe {
+  return async () => {
+    const check = await probe();
+    return check.detail ? { ...check, detail: redactText(check.detail) } : check;
+  };
+}
+
+export { serveLedgerRpc };
