@@ -25,21 +25,24 @@ try {
 }
 
 const servers: { stop(): Promise<void> | void }[] = [];
+const urls: Record<string, string> = {};
 if (service.embeddedLedger) {
   const rpc = serveLedgerRpc(service.embeddedLedger, { host: config.HOST, port: config.LOCAL_LEDGER_PORT, logger });
   servers.push(rpc);
+  urls["ledgerRpc"] = rpc.url;
 }
 if (config.ROLE !== "registry") {
   const server = Bun.serve({ hostname: config.HOST, port: config.FACILITATOR_PORT, fetch: service.facilitatorApp.fetch });
   servers.push({ stop: () => server.stop() });
-  logger.info("facilitator listening", { url: server.url.href });
+  urls["facilitator"] = server.url.origin;
 }
-if (config.ROLE !== "facilitator" && service.registryApp) {
+if (config.ROLE !== "facilitator") {
   const server = Bun.serve({ hostname: config.HOST, port: config.REGISTRY_PORT, fetch: service.registryApp.fetch });
   servers.push({ stop: () => server.stop() });
-  logger.info("registry listening", { url: server.url.href });
+  urls["registry"] = server.url.origin;
 }
 logger.info("ready", {
+  urls,
   version: VERSION,
   role: config.ROLE,
   ledger: service.embeddedLedger ? "embedded" : "rpc",
