@@ -1,0 +1,41 @@
+import type { Address, Signature } from "@solana/kit";
+import type { ModeName } from "../../domain/modes/mode-extensions.ts";
+import type { TokenDelegateGrant } from "../../domain/modes/token-delegate-check.ts";
+import type { ReasonCode } from "../../domain/reason-codes.ts";
+import type { Rejection } from "../../domain/verification/rejection.ts";
+
+/** How a delegated payment will be settled: a TransferChecked signed by `delegateAuthority`. */
+export type DelegatedSettlement = TokenDelegateGrant &
+  Readonly<{
+    /** "client": authorised by an on-chain Delegation; "server": by the payer's signed proof. */
+    authorisation: "client" | "server";
+    /** The Delegation account checked, when one was given. */
+    delegationPda?: Address;
+  }>;
+
+export type ModeVerified = Readonly<{
+  ok: true;
+  mode: ModeName;
+  /** Lowercase hex of the 32-byte paymentId. */
+  paymentId: string;
+  payer: Address;
+  amount: bigint;
+  /** Atomic and attestation: the on-chain transfer's signature. */
+  txSignature?: Signature;
+  /** Atomic and attestation: the receipt account that was checked. */
+  receiptPda?: Address;
+  /** Delegated: what settlement must sign and with which key. */
+  delegated?: DelegatedSettlement;
+}>;
+
+export type ModeRejected = Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>;
+
+export type ModeVerificationResult = ModeVerified | ModeRejected;
+
+export function modeRejected(rejection: Rejection, payer?: string): ModeRejected {
+  return Object.freeze(payer === undefined ? { ok: false, ...rejection } : { ok: false, ...rejection, payer });
+}
+
+export function isRejection(value: object): value is Rejection {
+  return "reason" in value && "message" in value;
+}

@@ -1,0 +1,170 @@
+import { describe, expect, test } from "bun:test";
+import {
+  appendTransactionMessageInstructions,
+  blockhash,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase58Encoder,
+  getTransactionEncoder,
+  getU64Encoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransaction,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+  type Signature,
+} from "@solana/kit";
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { buildDelegatedTransfer } from "../../src/application/modes/build-delegated-transfer.ts";
+import { readTokenAccount } from "../../src/application/modes/read-token-account.ts";
+import { verifyModePayment, type VerifyModeDeps } from "../../src/application/modes/verify-mode-payment.ts";
+import { LedgerError } from "../../src/application/ports/ledger.ts";
+import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
+import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
+import { encodeDelegation } from "../../src/domain/modes/delegation.ts";
+import { findAgentPda, findDelegationPda, findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
+import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
+import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
+import { USDC_DECIMALS } from "../../src/domain/networks.ts";
+import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { AGENT_MINT, NOW_MS, NOW_S, PAYMENT_ID, PAYMENT_ID_HEX, PROGRAM_ID, USDC, delegation, hex, modeRequest, receipt } from "./support/mode-fixtures.ts";
+
+const clock = { now: () => NOW_MS };
+
+async function ata(owner: Address): Promise<Address> {
+  const [address] = await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return address;
+}
+
+function depsFor(ledger: EmbeddedLedger, feePayer: Address): VerifyModeDeps {
+  return { ledger, clock, programId: PROGRAM_ID, feePayers: [feePayer] };
+}
+
+/** The payer's own signed USDC transfer, as an atomic-mode client submits it itself. */
+async function submitPayerTransfer(ledger: EmbeddedLedger, payer: KeyPairSigner, payTo: Address, amount: bigint): Promise<Signature> {
+  const latest = await ledger.getLatestBlockhash();
+  const [source, destination] = await Promise.all([ata(payer.address), ata(payTo)]);
+  const transfer = getTransferCheckedInstruction({ source, mint: USDC, destination, authority: payer, amount, decimals: USDC_DECIMALS });
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(latest.blockhash), lastValidBlockHeight: latest.lastValidBlockHeight }, m),
+    (m) => appendTransactionMessageInstructions([transfer], m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return ledger.sendTransaction(new Uint8Array(getTransactionEncoder().encode(signed)));
+}
+
+describe("atomic mode on the embedded ledger (litesvm, real SPL Token)", () => {
+  test("a confirmed transfer plus its seeded PaymentReceipt verifies; the same receipt naming an unsent signature does not", async () => {
+    const ledger = createEmbeddedLedger({ clock });
+    const [payer, payee] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+    await ledger.airdrop(payer.address, 1_000_000_000n);
+    await ledger.setTokenAccount(payer.address, USDC, { amount: 5_000_000n });
+    await ledger.setTokenAccount(payee.address, USDC, { amount: 0n });
+
+    const signature = await submitPayerTransfer(ledger, payer, payee.address, 1_000_000n);
+    const [receiptPda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
+    const seed = (txSignature: Uint8Array) =>
+      ledger.setAccount(receiptPda, {
+        lamports: 10_000_000n,
+        owner: PROGRAM_ID,
+        data: encodePaymentReceipt(receipt({ payer: payer.address, payee: payee.address, txSignature, amount: 1_000_000n })),
+      });
+    seed(new Uint8Array(getBase58Encoder().encode(signature)));
+
+    const request = modeRequest({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: signature, receiptPda }, { payTo: payee.address });
+    const result = await verifyModePayment(request, depsFor(ledger, payer.address));
+    expect(result).toMatchObject({ ok: true, mode: "atomic", payer: payer.address, amount: 1_000_000n, txSignature: signature, receiptPda });
+
+    // A receipt is only as good as the transaction it names: a signature the ledger never saw fails.
+    const unsent = new Uint8Array(64).fill(3);
+    seed(unsent);
+    const forged = modeRequest({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: getBase58Decoder().decode(unsent) }, { payTo: payee.address });
+    const refused = await verifyModePayment(forged, depsFor(ledger, payer.address));
+    expect(refused.ok ? null : refused.reason).toBe("MODE_TX_NOT_FOUND");
+  });
+});
+
+describe("delegated mode on the embedded ledger (litesvm, real SPL Token delegate authority)", () => {
+  test("server-side proof verifies, buildDelegatedTransfer moves tokens as SPL delegate, and an exhausted allowance fails on chain", async () => {
+    const ledger = createEmbeddedLedger({ clock });
+    const [payer, payee, facilitator] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+    await ledger.airdrop(facilitator.address, 1_000_000_000n);
+    const source = await ledger.setTokenAccount(payer.address, USDC, { amount: 10_000_000n, delegate: facilitator.address, delegatedAmount: 2_000_000n });
+    const destination = await ledger.setTokenAccount(payee.address, USDC, { amount: 0n });
+
+    async function proofRequest(paymentIdHex: string, amount: bigint) {
+      const message = delegatedProofMessage({ paymentIdHex, payer: payer.address, payTo: payee.address, asset: USDC, amount, timestamp: NOW_S });
+      const [signatures] = await payer.signMessages([{ content: message, signatures: {} }]);
+      const signature = signatures?.[payer.address];
+      if (!signature) throw new Error("payer did not sign");
+      return modeRequest(
+        { mode: "delegated", paymentId: paymentIdHex, payer: payer.address, signature: btoa(String.fromCharCode(...signature)), timestamp: NOW_S },
+        { payTo: payee.address, amount },
+      );
+    }
+
+    async function settle(amount: bigint, memo: string): Promise<Signature> {
+      const latest = await ledger.getLatestBlockhash();
+      const unsigned = await buildDelegatedTransfer({
+        payer: payer.address,
+        asset: USDC,
+        decimals: USDC_DECIMALS,
+        payTo: payee.address,
+        amount,
+        delegate: facilitator.address,
+        blockhash: latest.blockhash,
+        lastValidBlockHeight: latest.lastValidBlockHeight,
+        memo,
+      });
+      expect(Object.keys(unsigned.signatures)).toEqual([facilitator.address]);
+      const signed = await signTransaction([facilitator.keyPair], unsigned);
+      return ledger.sendTransaction(new Uint8Array(getTransactionEncoder().encode(signed)));
+    }
+
+    const first = await verifyModePayment(await proofRequest(PAYMENT_ID_HEX, 1_500_000n), depsFor(ledger, facilitator.address));
+    expect(first).toMatchObject({ ok: true, delegated: { sourceTokenAccount: source, delegateAuthority: facilitator.address, authorisation: "server" } });
+
+    const signature = await settle(1_500_000n, PAYMENT_ID_HEX);
+    expect((await ledger.getSignatureStatuses([signature]))[0]?.err).toBeNull();
+    expect(ledger.getTokenAccountBalance(destination)?.amount).toBe(1_500_000n);
+    const after = await readTokenAccount(ledger, source);
+    expect(after).toMatchObject({ amount: 8_500_000n, delegate: facilitator.address, delegatedAmount: 500_000n });
+
+    // 500_000 of allowance left: verification refuses 1_000_000, and SPL Token refuses it too.
+    const secondId = hex(new Uint8Array(32).fill(0xaa));
+    const second = await verifyModePayment(await proofRequest(secondId, 1_000_000n), depsFor(ledger, facilitator.address));
+    expect(second.ok ? null : second.reason).toBe("DELEGATION_BUDGET_EXCEEDED");
+    const onChain = settle(1_000_000n, secondId);
+    await expect(onChain).rejects.toBeInstanceOf(LedgerError);
+    expect(ledger.getTokenAccountBalance(destination)?.amount).toBe(1_500_000n);
+  });
+});
+
+describe("client-side delegated mode on the embedded ledger (seeded Delegation and AgentIdentity accounts)", () => {
+  test("a program-owned Delegation plus the SPL allowance verifies; clearing the SPL allowance refuses", async () => {
+    const ledger = createEmbeddedLedger({ clock });
+    const [payer, payee, facilitator, operator] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+    const value = delegation({ delegator: payer.address, delegate: operator.address, ownerVersion: 5n });
+    const [delegationPda] = await findDelegationPda(PROGRAM_ID, payer.address, operator.address, value.delegationId);
+    ledger.setAccount(delegationPda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: encodeDelegation(value) });
+    const [agentPda] = await findAgentPda(PROGRAM_ID, AGENT_MINT);
+    const agent = new Uint8Array(300);
+    agent.set(AGENT_IDENTITY_DISCRIMINATOR, 0);
+    agent.set(getU64Encoder().encode(5n), AGENT_OWNER_VERSION_OFFSET);
+    ledger.setAccount(agentPda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: agent });
+    const source = await ledger.setTokenAccount(payer.address, USDC, { amount: 3_000_000n, delegate: facilitator.address, delegatedAmount: 1_000_000n });
+
+    const request = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda, delegate: operator.address }, { payTo: payee.address });
+    const result = await verifyModePayment(request, depsFor(ledger, facilitator.address));
+    expect(result).toMatchObject({ ok: true, payer: payer.address, delegated: { sourceTokenAccount: source, delegateAuthority: facilitator.address, authorisation: "client", delegationPda } });
+
+    await ledger.setTokenAccount(payer.address, USDC, { delegate: null });
+    const revoked = await verifyModePayment(request, depsFor(ledger, facilitator.address));
+    expect(revoked.ok ? null : revoked.reason).toBe("DELEGATION_INVALID");
+  });
+});

@@ -1,0 +1,47 @@
+import type { Address, Signature } from "@solana/kit";
+import type { AccountSnapshot, Ledger, SignatureStatus } from "../../../src/application/ports/ledger.ts";
+
+/**
+ * Hand-written fake Ledger for the mode checks: accounts and signature statuses the test puts
+ * in; every other method throws, so a test notices if the mode checks read anything more.
+ */
+export type FakeModeLedger = Ledger &
+  Readonly<{
+    putAccount(address: Address, owner: Address, data: Uint8Array): void;
+    putStatus(signature: Signature, status: SignatureStatus): void;
+    reads: Address[];
+  }>;
+
+export function createFakeModeLedger(): FakeModeLedger {
+  const accounts = new Map<string, AccountSnapshot>();
+  const statuses = new Map<string, SignatureStatus>();
+  const reads: Address[] = [];
+  const unused = (name: string) => () => Promise.reject(new Error(`fake ledger: ${name} is not used by the mode checks`));
+  return {
+    reads,
+    putAccount(address, owner, data) {
+      accounts.set(address, Object.freeze({ address, owner, lamports: 1_000_000n, data, executable: false }));
+    },
+    putStatus(signature, status) {
+      statuses.set(signature, status);
+    },
+    async getAccount(address) {
+      reads.push(address);
+      return accounts.get(address) ?? null;
+    },
+    async getMultipleAccounts(addresses) {
+      reads.push(...addresses);
+      return addresses.map((a) => accounts.get(a) ?? null);
+    },
+    async getSignatureStatuses(signatures) {
+      return signatures.map((s) => statuses.get(s) ?? null);
+    },
+    getLatestBlockhash: unused("getLatestBlockhash"),
+    isBlockhashValid: unused("isBlockhashValid"),
+    getBlockHeight: unused("getBlockHeight"),
+    getProgramAccounts: unused("getProgramAccounts"),
+    simulateTransaction: unused("simulateTransaction"),
+    sendTransaction: unused("sendTransaction"),
+    ping: unused("ping"),
+  };
+}

@@ -1,0 +1,107 @@
+import { getAddressDecoder, getBase58Decoder, type Address, type Signature } from "@solana/kit";
+import type { Delegation } from "../../../src/domain/modes/delegation.ts";
+import type { PaymentReceipt } from "../../../src/domain/modes/payment-receipt.ts";
+import { DEVNET_USDC_MINT } from "../../../src/domain/networks.ts";
+import type { PaymentRequest, PaymentRequirements } from "../../../src/domain/payment/payment-request.ts";
+
+export const PROGRAM_ID = "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" as Address;
+export const USDC = DEVNET_USDC_MINT as Address;
+/** 2025-06-15T15:06:40Z; tests set the clock around it. */
+export const NOW_MS = 1_750_000_000_000;
+export const NOW_S = 1_750_000_000;
+
+/** A deterministic address from one seed byte (not necessarily on the curve; fine for data). */
+export function testAddress(seed: number): Address {
+  return getAddressDecoder().decode(new Uint8Array(32).fill(seed));
+}
+
+export function filled(length: number, value: number): Uint8Array {
+  return new Uint8Array(length).fill(value);
+}
+
+export function hex(bytes: Uint8Array): string {
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const PAYMENT_ID = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+export const PAYMENT_ID_HEX = hex(PAYMENT_ID);
+export const TX_SIGNATURE_BYTES = Uint8Array.from({ length: 64 }, (_, i) => 200 - i);
+export const TX_SIGNATURE = getBase58Decoder().decode(TX_SIGNATURE_BYTES) as Signature;
+
+export const PAYER = testAddress(11);
+export const PAY_TO = testAddress(12);
+export const AGENT_MINT = testAddress(13);
+
+export function receipt(overrides: Partial<PaymentReceipt> = {}): PaymentReceipt {
+  return {
+    paymentId: PAYMENT_ID,
+    nftMint: AGENT_MINT,
+    payer: PAYER,
+    payee: PAY_TO,
+    amount: 1_000_000n,
+    feeAmount: 10_000n,
+    tokenMint: USDC,
+    txSignature: TX_SIGNATURE_BYTES,
+    resource: "https://api.example.com/weather",
+    settlementMode: "atomic",
+    delegation: null,
+    settled: true,
+    createdAt: BigInt(NOW_S - 30),
+    bump: 254,
+    ...overrides,
+  };
+}
+
+export function delegation(overrides: Partial<Delegation> = {}): Delegation {
+  return {
+    delegationId: 3n,
+    delegator: PAYER,
+    delegate: testAddress(14),
+    nftMint: AGENT_MINT,
+    ownerVersion: 2n,
+    canTransact: true,
+    canGiveFeedback: false,
+    canUpdateMetadata: false,
+    canUpdatePricing: false,
+    canRegisterServices: false,
+    canManage: false,
+    canRedelegate: false,
+    maxSpendPerTx: 5_000_000n,
+    maxSpendTotal: 20_000_000n,
+    spentTotal: 4_000_000n,
+    allowedTokens: [USDC],
+    allowedPrograms: [],
+    expiresAt: BigInt(NOW_S + 3600),
+    usesRemaining: 0n,
+    totalUses: 4n,
+    active: true,
+    parentDelegation: null,
+    depth: 0,
+    createdAt: BigInt(NOW_S - 86_400),
+    revokedAt: null,
+    bump: 255,
+    ...overrides,
+  };
+}
+
+export function requirements(overrides: Partial<PaymentRequirements> = {}): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    asset: USDC,
+    amount: 1_000_000n,
+    payTo: PAY_TO,
+    extra: {},
+    ...overrides,
+  };
+}
+
+/** A normalised request carrying `extensions` and no transaction (modes may omit it). */
+export function modeRequest(extensions: Record<string, unknown>, reqOverrides: Partial<PaymentRequirements> = {}): PaymentRequest {
+  const req = requirements(reqOverrides);
+  return {
+    paymentPayload: { x402Version: 2, accepted: req, transaction: null, extensions },
+    paymentRequirements: req,
+    sourceVersion: 2,
+  };
+}

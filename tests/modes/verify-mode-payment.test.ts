@@ -1,0 +1,243 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { getPublicKeyAsync, signAsync, utils } from "@noble/ed25519";
+import { getAddressDecoder, getU64Encoder, none, some, type Address } from "@solana/kit";
+import { AccountState, findAssociatedTokenPda, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { verifyModePayment, type ModeVerificationResult, type VerifyModeDeps } from "../../src/application/modes/verify-mode-payment.ts";
+import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
+import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
+import { encodeDelegation, type Delegation } from "../../src/domain/modes/delegation.ts";
+import { findAgentPda, findDelegationPda, findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
+import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
+import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
+import { createFakeModeLedger, type FakeModeLedger } from "./support/fake-ledger.ts";
+import {
+  AGENT_MINT,
+  NOW_MS,
+  NOW_S,
+  PAYER,
+  PAYMENT_ID,
+  PAYMENT_ID_HEX,
+  PAY_TO,
+  PROGRAM_ID,
+  TX_SIGNATURE,
+  USDC,
+  delegation,
+  modeRequest,
+  receipt,
+  testAddress,
+} from "./support/mode-fixtures.ts";
+
+const FEE_PAYER = testAddress(21);
+let ledger: FakeModeLedger;
+let now = NOW_MS;
+
+function deps(overrides: Partial<VerifyModeDeps> = {}): VerifyModeDeps {
+  return { ledger, clock: { now: () => now }, programId: PROGRAM_ID, feePayers: [FEE_PAYER], ...overrides };
+}
+
+function reasonOf(result: ModeVerificationResult): string | null {
+  return result.ok ? null : result.reason;
+}
+
+beforeEach(() => {
+  ledger = createFakeModeLedger();
+  now = NOW_MS;
+});
+
+describe("verifyModePayment, atomic and attestation (hand-written fake Ledger)", () => {
+  const atomic = { mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE };
+
+  async function seedReceipt(mode: "atomic" | "attestation" = "atomic"): Promise<Address> {
+    const [pda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
+    ledger.putAccount(pda, PROGRAM_ID, encodePaymentReceipt(receipt({ settlementMode: mode })));
+    ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "confirmed", err: null });
+    return pda;
+  }
+
+  test("accepts a confirmed transaction with a matching receipt and reports the receipt's payer", async () => {
+    const pda = await seedReceipt();
+    const result = await verifyModePayment(modeRequest({ ...atomic, receiptPda: pda, amount: "1000000" }), deps());
+    expect(result).toEqual({ ok: true, mode: "atomic", paymentId: PAYMENT_ID_HEX, payer: PAYER, amount: 1_000_000n, txSignature: TX_SIGNATURE, receiptPda: pda });
+  });
+
+  test("attestation mode accepts an Attestation receipt and refuses an Atomic one", async () => {
+    await seedReceipt("attestation");
+    const request = modeRequest({ ...atomic, mode: "attestation" });
+    expect((await verifyModePayment(request, deps())).ok).toBe(true);
+    await seedReceipt("atomic");
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("MODE_INVALID");
+  });
+
+  test("MODE_TX_NOT_FOUND when the ledger does not know the signature", async () => {
+    const [pda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
+    ledger.putAccount(pda, PROGRAM_ID, encodePaymentReceipt(receipt()));
+    expect(reasonOf(await verifyModePayment(modeRequest(atomic), deps()))).toBe("MODE_TX_NOT_FOUND");
+  });
+
+  test("refuses a transaction that failed on chain or is only processed", async () => {
+    await seedReceipt();
+    ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "confirmed", err: "InstructionError(0, Custom(1))" });
+    const failed = await verifyModePayment(modeRequest(atomic), deps());
+    expect(failed.ok ? "" : failed.message).toContain("failed on chain");
+    ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "processed", err: null });
+    const processed = await verifyModePayment(modeRequest(atomic), deps());
+    expect(processed.ok ? "" : processed.message).toContain("not confirmed");
+  });
+
+  test("MODE_RECEIPT_NOT_FOUND when no receipt exists for the paymentId", async () => {
+    ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "finalized", err: null });
+    expect(reasonOf(await verifyModePayment(modeRequest(atomic), deps()))).toBe("MODE_RECEIPT_NOT_FOUND");
+  });
+
+  test("a client-given receiptPda that is not the derived one is refused before any ledger read", async () => {
+    await seedReceipt();
+    const result = await verifyModePayment(modeRequest({ ...atomic, receiptPda: testAddress(99) }), deps());
+    expect(reasonOf(result)).toBe("MODE_INVALID");
+    expect(ledger.reads).toEqual([]);
+  });
+
+  test("a receipt for another amount or payee does not pay these requirements", async () => {
+    await seedReceipt();
+    expect(reasonOf(await verifyModePayment(modeRequest(atomic, { amount: 2_000_000n }), deps()))).toBe("AMOUNT_MISMATCH");
+    expect(reasonOf(await verifyModePayment(modeRequest(atomic, { payTo: testAddress(55) }), deps()))).toBe("RECIPIENT_MISMATCH");
+  });
+
+  test("extensions.amount must equal the requirement's amount", async () => {
+    await seedReceipt();
+    expect(reasonOf(await verifyModePayment(modeRequest({ ...atomic, amount: "1" }), deps()))).toBe("AMOUNT_MISMATCH");
+  });
+
+  test("malformed extensions are MODE_INVALID", async () => {
+    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "atomic", paymentId: "abc" }), deps()))).toBe("MODE_INVALID");
+  });
+});
+
+async function seedTokenAccount(owner: Address, delegate: Address | null, delegatedAmount: bigint, amount = 50_000_000n): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const data = getTokenEncoder().encode({
+    mint: USDC,
+    owner,
+    amount,
+    delegate: delegate === null ? none() : some(delegate),
+    state: AccountState.Initialized,
+    isNative: none(),
+    delegatedAmount,
+    closeAuthority: none(),
+  });
+  ledger.putAccount(ata, TOKEN_PROGRAM_ADDRESS, new Uint8Array(data));
+  return ata;
+}
+
+describe("verifyModePayment, delegated client-side (hand-written fake Ledger)", () => {
+  async function seedDelegation(overrides: Partial<Delegation> = {}, agentOwnerVersion = 2n): Promise<Address> {
+    const value = delegation(overrides);
+    const [pda] = await findDelegationPda(PROGRAM_ID, value.delegator, value.delegate, value.delegationId);
+    ledger.putAccount(pda, PROGRAM_ID, encodeDelegation(value));
+    const [agentPda] = await findAgentPda(PROGRAM_ID, AGENT_MINT);
+    const agent = new Uint8Array(200);
+    agent.set(AGENT_IDENTITY_DISCRIMINATOR, 0);
+    agent.set(getU64Encoder().encode(agentOwnerVersion), AGENT_OWNER_VERSION_OFFSET);
+    ledger.putAccount(agentPda, PROGRAM_ID, agent);
+    return pda;
+  }
+
+  test("accepts a valid Delegation plus an SPL allowance to our fee payer; payer defaults to the delegator", async () => {
+    const pda = await seedDelegation();
+    const source = await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const result = await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda }), deps({ feePayers: () => [FEE_PAYER] }));
+    expect(result).toEqual({
+      ok: true,
+      mode: "delegated",
+      paymentId: PAYMENT_ID_HEX,
+      payer: PAYER,
+      amount: 1_000_000n,
+      delegated: { sourceTokenAccount: source, owner: PAYER, delegateAuthority: FEE_PAYER, authorisation: "client", delegationPda: pda },
+    });
+  });
+
+  test("DELEGATION_INVALID for a missing delegation, or one copied to an address that is not its PDA", async () => {
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const request = (pda: Address) => modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda });
+    expect(reasonOf(await verifyModePayment(request(testAddress(77)), deps()))).toBe("DELEGATION_INVALID");
+    ledger.putAccount(testAddress(78), PROGRAM_ID, encodeDelegation(delegation()));
+    const copied = await verifyModePayment(request(testAddress(78)), deps());
+    expect(copied.ok ? "" : copied.message).toContain("not the PDA");
+  });
+
+  test("DELEGATION_INVALID once the agent changed owners (owner_version bumped)", async () => {
+    const pda = await seedDelegation({}, 3n);
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda }), deps()))).toBe("DELEGATION_INVALID");
+  });
+
+  test("DELEGATION_EXPIRED by the injected clock", async () => {
+    const pda = await seedDelegation({ expiresAt: BigInt(NOW_S + 10) });
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const request = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda });
+    expect((await verifyModePayment(request, deps())).ok).toBe(true);
+    now = NOW_MS + 10_000;
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_EXPIRED");
+  });
+
+  test("DELEGATION_BUDGET_EXCEEDED from the Delegation's total, or from the SPL allowance", async () => {
+    const tight = await seedDelegation({ spentTotal: 19_500_000n });
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: tight }), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
+    const roomy = await seedDelegation();
+    await seedTokenAccount(PAYER, FEE_PAYER, 999_999n);
+    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: roomy }), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
+  });
+
+  test("DELEGATION_INVALID when the payer named is not the delegator", async () => {
+    const pda = await seedDelegation();
+    await seedTokenAccount(testAddress(66), FEE_PAYER, 1_000_000n);
+    const request = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda, payer: testAddress(66) });
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+  });
+});
+
+describe("verifyModePayment, delegated server-side (real ed25519 proof, hand-written fake Ledger)", () => {
+  async function signedRequest(overrides: Record<string, unknown> = {}, timestamp = NOW_S) {
+    const secret = utils.randomSecretKey();
+    const payer = getAddressDecoder().decode(await getPublicKeyAsync(secret));
+    const message = delegatedProofMessage({ paymentIdHex: PAYMENT_ID_HEX, payer, payTo: PAY_TO, asset: USDC, amount: 1_000_000n, timestamp });
+    const signature = btoa(String.fromCharCode(...(await signAsync(message, secret))));
+    return { payer, request: modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, payer, signature, timestamp, ...overrides }) };
+  }
+
+  test("accepts a fresh proof by the payer with an SPL allowance to our fee payer", async () => {
+    const { payer, request } = await signedRequest({ delegate: FEE_PAYER });
+    const source = await seedTokenAccount(payer, FEE_PAYER, 3_000_000n);
+    const result = await verifyModePayment(request, deps());
+    expect(result).toEqual({
+      ok: true,
+      mode: "delegated",
+      paymentId: PAYMENT_ID_HEX,
+      payer,
+      amount: 1_000_000n,
+      delegated: { sourceTokenAccount: source, owner: payer, delegateAuthority: FEE_PAYER, authorisation: "server" },
+    });
+  });
+
+  test("DELEGATION_PROOF_EXPIRED 61 s later; DELEGATION_PROOF_INVALID for other requirements", async () => {
+    const { payer, request } = await signedRequest();
+    await seedTokenAccount(payer, FEE_PAYER, 3_000_000n);
+    now = NOW_MS + 61_000;
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
+    now = NOW_MS;
+    const otherPayee = { ...request, paymentRequirements: { ...request.paymentRequirements, payTo: testAddress(44) } };
+    expect(reasonOf(await verifyModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
+  });
+
+  test("DELEGATION_INVALID when the allowance belongs to a key that is not our fee payer", async () => {
+    const { payer, request } = await signedRequest();
+    await seedTokenAccount(payer, testAddress(45), 3_000_000n);
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+  });
+
+  test("DELEGATION_INVALID when extensions.delegate is not the SPL delegate", async () => {
+    const { payer, request } = await signedRequest({ delegate: testAddress(46) });
+    await seedTokenAccount(payer, FEE_PAYER, 3_000_000n);
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+  });
+});
