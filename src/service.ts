@@ -11,6 +11,10 @@ import { type SettlementService, createSettlementService } from "./application/s
 import { standardSettlementVerifier } from "./application/settlement/settlement-verifier.ts";
 import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
 import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
+import { modeKeyOf, verifyAnyPayment } from "./application/modes/verify-any-payment.ts";
+import { modeSettlementVerifier } from "./application/settlement/mode-settlement-verifier.ts";
+import { USDC_DECIMALS } from "./domain/networks.ts";
+import { settlementModeOf } from "./domain/payment/payment-request.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
@@ -98,6 +102,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
     },
   };
 
+  const modeDeps = { ...verifyDeps, clock: systemClock, programId: config.REGISTRY_PROGRAM_ID as Address };
+  const standard = standardSettlementVerifier(verifyDeps);
+  const byMode = modeSettlementVerifier({ ...modeDeps, assetDecimals: USDC_DECIMALS });
   const settlement =
     feePayers.addresses.length === 0
       ? null
@@ -106,7 +113,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
           store: store.settlements,
           logger: logger.child({ component: "settlement" }),
           network: config.NETWORK,
-          verify: standardSettlementVerifier(verifyDeps),
+          verify: (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request)),
+          replayKeyOf: modeKeyOf,
           sign: async (address, message) => {
             const [signature] = await feePayers.sign(address, [message]);
             if (!signature) throw new Error("signer returned no signature");
@@ -122,7 +130,15 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
         ? { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" }
         : { status: summarizeSignerHealth(feePayers.health()) },
   };
-  const facilitatorApp = createFacilitatorApp({ ...verifyDeps, feePayers: () => feePayers.addresses, settlement, logger, health, version: VERSION });
+  const facilitatorApp = createFacilitatorApp({
+    ...verifyDeps,
+    feePayers: () => feePayers.addresses,
+    verify: (request) => verifyAnyPayment(request, modeDeps),
+    settlement,
+    logger,
+    health,
+    version: VERSION,
+  });
 
   const index = createAgentIndex({
     ledger,

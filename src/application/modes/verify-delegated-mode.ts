@@ -61,10 +61,16 @@ async function checkDelegationAt(
 }
 
 /**
- * Delegated mode. Authorisation comes from a signed proof (server-side), an on-chain
- * Delegation (client-side), or both when both are given; either way the payer's token account
- * must name one of our fee payers as SPL delegate for at least the amount, because settlement
- * moves the tokens with that allowance.
+ * Delegated mode. Every delegated payment carries a signed proof (extensions.signature and
+ * timestamp over the canonical message). Server-side, the payer signs it. Client-side
+ * (`delegationPda` given), the Delegation's delegate signs it, and the on-chain Delegation
+ * is checked as the program would. Either way the payer's token account must name one of our
+ * fee payers as SPL delegate for at least the amount, because settlement moves the tokens with
+ * that allowance.
+ *
+ * SECURITY: without the proof, anyone who learned a payer's Delegation and allowance could have
+ * the facilitator spend that allowance to any payTo. The proof binds payTo, asset, amount and a
+ * single-use paymentId to a key the Delegation (or the payer) authorises.
  */
 export async function verifyDelegatedMode(
   extensions: ModeExtensions,
@@ -72,21 +78,30 @@ export async function verifyDelegatedMode(
   deps: DelegatedModeDeps,
 ): Promise<ModeVerificationResult> {
   let payer = extensions.payer;
-  if (extensions.signature !== undefined && extensions.timestamp !== undefined && payer !== undefined) {
-    const proofProblem = await checkDelegatedProof(
-      { paymentIdHex: extensions.paymentIdHex, payer, payTo: terms.payTo, asset: terms.asset, amount: terms.amount, timestamp: extensions.timestamp },
-      extensions.signature,
-      deps.clock.now(),
+  if (extensions.signature === undefined || extensions.timestamp === undefined) {
+    return modeRejected(
+      reject("DELEGATION_PROOF_INVALID", "delegated payments need a signed proof: extensions.signature and extensions.timestamp"),
+      payer,
     );
-    if (proofProblem) return modeRejected(proofProblem, payer);
   }
 
+  let proofSigner = payer;
   if (extensions.delegationPda !== undefined) {
     const delegation = await checkDelegationAt(extensions.delegationPda, payer, extensions, terms, deps);
     if (isRejection(delegation)) return modeRejected(delegation, payer);
     payer ??= delegation.delegator;
+    proofSigner = delegation.delegate;
   }
-  if (payer === undefined) return modeRejected(reject("MODE_INVALID", "delegated mode needs extensions.payer"));
+  if (payer === undefined || proofSigner === undefined) {
+    return modeRejected(reject("MODE_INVALID", "delegated mode needs extensions.payer or extensions.delegationPda"));
+  }
+  const proofProblem = await checkDelegatedProof(
+    { paymentIdHex: extensions.paymentIdHex, payer, payTo: terms.payTo, asset: terms.asset, amount: terms.amount, timestamp: extensions.timestamp },
+    extensions.signature,
+    deps.clock.now(),
+    proofSigner,
+  );
+  if (proofProblem) return modeRejected(proofProblem, payer);
 
   const source = await deps.atas.derive(payer, terms.asset);
   const grant = checkTokenDelegate(await readTokenAccount(deps.ledger, source), {
@@ -109,7 +124,7 @@ export async function verifyDelegatedMode(
     amount: terms.amount,
     delegated: Object.freeze({
       ...grant,
-      authorisation: extensions.signature !== undefined ? "server" : "client",
+      authorisation: extensions.delegationPda !== undefined ? "client" : "server",
       ...(extensions.delegationPda ? { delegationPda: extensions.delegationPda } : {}),
     }),
   });

@@ -1,6 +1,7 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import { recordSettlement } from "./record-settlement.ts";
 import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
 import { type SettleTransactionDeps, type SettlementCandidate, awaitExisting, settleTransaction } from "./settle-transaction.ts";
 
@@ -23,11 +24,22 @@ export type SettlementService = Readonly<{
  * at the store's unique claim and wait for the stored result. Nothing is submitted twice.
  */
 export function createSettlementService(
-  deps: SettleTransactionDeps & Readonly<{ verify: VerifyForSettlement }>,
+  deps: SettleTransactionDeps &
+    Readonly<{
+      verify: VerifyForSettlement;
+      /**
+       * The key a request would be recorded under when it is known before verification (mode
+       * payments: derived from paymentId). A settled record under it is replayed without
+       * re-verifying, because its checks (proof window, allowance) no longer hold once it was paid.
+       */
+      replayKeyOf?: (request: PaymentRequest) => string | null;
+    }>,
 ): SettlementService {
   const running = new Map<string, Promise<SettleResponse>>();
 
   async function settle(request: PaymentRequest): Promise<SettleResponse> {
+    const replay = await settledReplay(request);
+    if (replay) return replay;
     const verified = await deps.verify(request);
     if (!verified.ok) return settleFailure(deps.network, verified.reason, verified.message, verified.payer);
     const candidate = verified.candidate;
@@ -44,9 +56,18 @@ export function createSettlementService(
       // A failed settlement may be retried with the same transaction: fall through to a new claim.
     }
 
-    const execution = settleTransaction(deps, candidate).finally(() => running.delete(candidate.key));
+    const execution = (candidate.kind === "record" ? recordSettlement(deps, candidate) : settleTransaction(deps, candidate)).finally(() => running.delete(candidate.key));
     running.set(candidate.key, execution);
     return execution;
+  }
+
+  async function settledReplay(request: PaymentRequest): Promise<SettleResponse | null> {
+    const key = deps.replayKeyOf?.(request);
+    if (!key) return null;
+    const record = await deps.store.get(key);
+    if (!record || record.state !== "settled") return null;
+    const { payTo, asset, amount } = request.paymentRequirements;
+    return termsConflict(record, { payTo, asset, amount }) ? null : settleResultOf(record, true);
   }
 
   return Object.freeze({
@@ -68,8 +89,13 @@ async function findPrevious(store: SettlementStore, candidate: SettlementCandida
  * settled payment as its own).
  */
 function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCandidate): string | null {
-  if (previous.key === candidate.key) return null;
-  return `paymentId ${candidate.paymentId} was already used for another transaction (${previous.signature})`;
+  if (previous.key !== candidate.key) return `paymentId ${candidate.paymentId} was already used for another transaction (${previous.signature})`;
+  if (termsConflict(previous, candidate)) return `paymentId ${candidate.paymentId} was already used for a payment with other terms`;
+  return null;
+}
+
+function termsConflict(record: SettlementRecord, terms: Readonly<{ payTo: string; asset: string; amount: bigint }>): boolean {
+  return record.payTo !== terms.payTo || record.asset !== terms.asset || record.amount !== terms.amount;
 }
 
 function asReplay(response: SettleResponse): SettleResponse {

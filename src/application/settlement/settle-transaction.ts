@@ -19,8 +19,28 @@ import { submitTransaction } from "./submit-transaction.ts";
 /** Signs raw message bytes with one of our fee payers (the signer pool in production). */
 export type FeePayerSigning = (feePayer: Address, message: Uint8Array) => Promise<Uint8Array>;
 
+/** What a verified payment leads to: a transaction to co-sign and submit, or a record only. */
+export type SettlementCandidate = TransactionCandidate | RecordCandidate;
+
+/**
+ * Atomic and attestation modes: the client already landed the transfer (`txSignature`), so
+ * settlement only records it, exactly once per paymentId.
+ */
+export type RecordCandidate = Readonly<{
+  kind: "record";
+  key: string;
+  paymentId: string;
+  payer: string;
+  payTo: string;
+  asset: string;
+  amount: bigint;
+  mode: "atomic" | "attestation";
+  txSignature: string;
+}>;
+
 /** A verified transaction that only lacks our fee-payer signature. */
-export type SettlementCandidate = Readonly<{
+export type TransactionCandidate = Readonly<{
+  kind: "transaction";
   key: string;
   paymentId: string | null;
   payer: string;
@@ -53,7 +73,7 @@ const BLOCKHASH_LIFETIME_BLOCKS = 150n;
  * made with our signature already known, so a crash at any later point leaves a record that
  * recovery can finish from the ledger alone.
  */
-export async function settleTransaction(deps: SettleTransactionDeps, candidate: SettlementCandidate): Promise<SettleResponse> {
+export async function settleTransaction(deps: SettleTransactionDeps, candidate: TransactionCandidate): Promise<SettleResponse> {
   const { ledger, store, network } = deps;
   if (!(await ledger.isBlockhashValid(candidate.blockhash))) {
     return settleFailure(network, "BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction", candidate.payer);

@@ -16,6 +16,7 @@ export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSe
     return {
       ok: true,
       candidate: {
+        kind: "transaction",
         key: verified.settlementKey,
         paymentId: verified.paymentId,
         payer: verified.payer,

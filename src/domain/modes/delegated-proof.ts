@@ -56,11 +56,15 @@ export function checkProofTimestamp(timestamp: number, nowMs: number, windowSeco
  * SECURITY: strict RFC 8032 verification (zip215 off) refuses small-order public keys and
  * non-canonical encodings, for which a signature can be valid for many messages at once.
  */
-export async function verifyDelegatedProofSignature(fields: DelegatedProofFields, signature: Uint8Array): Promise<Rejection | null> {
-  const invalid = reject("DELEGATION_PROOF_INVALID", `the proof signature does not verify for payer ${fields.payer}`);
+export async function verifyDelegatedProofSignature(
+  fields: DelegatedProofFields,
+  signature: Uint8Array,
+  signer: Address = fields.payer,
+): Promise<Rejection | null> {
+  const invalid = reject("DELEGATION_PROOF_INVALID", `the proof signature does not verify for ${signer === fields.payer ? "payer" : "delegate"} ${signer}`);
   if (signature.length !== 64) return invalid;
   try {
-    const publicKey = new Uint8Array(addressEncoder.encode(fields.payer));
+    const publicKey = new Uint8Array(addressEncoder.encode(signer));
     const valid = await verifyAsync(signature, delegatedProofMessage(fields), publicKey, { zip215: false });
     return valid ? null : invalid;
   } catch {
@@ -69,11 +73,15 @@ export async function verifyDelegatedProofSignature(fields: DelegatedProofFields
   }
 }
 
-/** The server-side delegated proof: timestamp window first (cheap), then the signature. */
+/**
+ * The delegated proof: timestamp window first (cheap), then the signature by `signer` — the
+ * payer (server-side) or the Delegation's delegate (client-side).
+ */
 export async function checkDelegatedProof(
   fields: DelegatedProofFields,
   signature: Uint8Array,
   nowMs: number,
+  signer: Address = fields.payer,
 ): Promise<Rejection | null> {
-  return checkProofTimestamp(fields.timestamp, nowMs) ?? (await verifyDelegatedProofSignature(fields, signature));
+  return checkProofTimestamp(fields.timestamp, nowMs) ?? (await verifyDelegatedProofSignature(fields, signature, signer));
 }

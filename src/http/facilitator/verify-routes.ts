@@ -15,7 +15,7 @@ export type FacilitatorVerifyDeps = Omit<VerifyPaymentDeps, "feePayers"> &
      * Optional replacement for the standard verification, e.g. one that adds the settlement-mode
      * checks. Defaults to {@link verifyPayment} with these deps.
      */
-    verify?: (request: PaymentRequest) => Promise<VerifyPaymentResult>;
+    verify?: (request: PaymentRequest) => Promise<VerifyOutcome>;
   }>;
 
 /** POST /verify and GET /supported as one Elysia plugin. */
@@ -39,8 +39,11 @@ export function supportedResponse(network: string, feePayers: readonly Address[]
   return { kinds, extensions: [...MODE_EXTENSION_IDS], signers: { "solana:*": [...feePayers] } };
 }
 
+/** What the verify route needs from any verification: who pays, or why it is refused. */
+export type VerifyOutcome = Readonly<{ ok: true; payer: string }> | Extract<VerifyPaymentResult, { ok: false }>;
+
 /** Maps the use case's result to the x402 v2 verify response; the mode is echoed when given. */
-export function toVerifyResponse(result: VerifyPaymentResult, mode: unknown): VerifyResponse {
+export function toVerifyResponse(result: VerifyOutcome, mode: unknown): VerifyResponse {
   const extensions = typeof mode === "string" ? { extensions: { mode } } : {};
   if (result.ok) return { isValid: true, payer: result.payer, ...extensions };
   return {

@@ -1,0 +1,45 @@
+import { parseModeExtensions } from "../../domain/modes/mode-extensions.ts";
+import { type PaymentRequest, settlementModeOf } from "../../domain/payment/payment-request.ts";
+import type { ReasonCode } from "../../domain/reason-codes.ts";
+import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
+import { checkRequirements } from "../../domain/verification/requirement-checks.ts";
+import { type VerifyPaymentDeps, verifyPayment } from "../verify-payment.ts";
+import { type ModeVerificationResult, type VerifyModeDeps, verifyModePayment } from "./verify-mode-payment.ts";
+
+export type VerifyAnyDeps = VerifyPaymentDeps & Omit<VerifyModeDeps, "feePayers" | "ledger" | "atas">;
+
+export type VerifyAnyResult = Readonly<{ ok: true; payer: string }> | Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>;
+
+/**
+ * /verify for every kind of payment: the standard transaction rules, or, when
+ * `extensions.mode` is set, the requirement checks plus that mode's checks.
+ */
+export async function verifyAnyPayment(request: PaymentRequest, deps: VerifyAnyDeps): Promise<VerifyAnyResult> {
+  if (settlementModeOf(request.paymentPayload) === undefined) return verifyPayment(request, deps);
+  const verified = await verifyModeRequest(request, deps);
+  if (!verified.ok) return verified;
+  if (deps.settledLookup && (await deps.settledLookup(modeSettlementKey(verified.mode, verified.paymentId), verified.paymentId))) {
+    return { ok: false, reason: "ALREADY_SETTLED", message: `paymentId ${verified.paymentId} was already settled`, payer: verified.payer };
+  }
+  return verified;
+}
+
+/** Requirement checks (scheme, network, asset, `accepted`) first, then the mode's own checks. */
+export async function verifyModeRequest(request: PaymentRequest, deps: VerifyAnyDeps): Promise<ModeVerificationResult> {
+  const problem = checkRequirements(request.paymentPayload, request.paymentRequirements, { network: deps.network, asset: deps.asset });
+  if (problem) return { ok: false, reason: problem.reason, message: problem.message };
+  return verifyModePayment(request, {
+    ledger: deps.ledger,
+    clock: deps.clock,
+    programId: deps.programId,
+    feePayers: deps.feePayers,
+    ...(deps.atas ? { atas: deps.atas } : {}),
+  });
+}
+
+/** The key a mode request would be recorded under, without touching the ledger; null if malformed. */
+export function modeKeyOf(request: PaymentRequest): string | null {
+  if (settlementModeOf(request.paymentPayload) === undefined) return null;
+  const parsed = parseModeExtensions(request.paymentPayload.extensions);
+  return "reason" in parsed ? null : modeSettlementKey(parsed.mode, parsed.paymentIdHex);
+}
