@@ -146,7 +146,7 @@ describe("delegated mode on the embedded ledger (litesvm, real SPL Token delegat
 });
 
 describe("client-side delegated mode on the embedded ledger (seeded Delegation and AgentIdentity accounts)", () => {
-  test("a program-owned Delegation plus the SPL allowance verifies; clearing the SPL allowance refuses", async () => {
+  test("a program-owned Delegation, its delegate's proof and the SPL allowance verify; clearing the SPL allowance refuses", async () => {
     const ledger = createEmbeddedLedger({ clock });
     const [payer, payee, facilitator, operator] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
     const value = delegation({ delegator: payer.address, delegate: operator.address, ownerVersion: 5n });
@@ -159,7 +159,15 @@ describe("client-side delegated mode on the embedded ledger (seeded Delegation a
     ledger.setAccount(agentPda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: agent });
     const source = await ledger.setTokenAccount(payer.address, USDC, { amount: 3_000_000n, delegate: facilitator.address, delegatedAmount: 1_000_000n });
 
-    const request = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda, delegate: operator.address }, { payTo: payee.address });
+    // Client-side proofs are signed by the Delegation's delegate (the operator), not the payer.
+    const message = delegatedProofMessage({ paymentIdHex: PAYMENT_ID_HEX, payer: payer.address, payTo: payee.address, asset: USDC, amount: 1_000_000n, timestamp: NOW_S });
+    const [signatures] = await operator.signMessages([{ content: message, signatures: {} }]);
+    const proof = signatures?.[operator.address];
+    if (!proof) throw new Error("operator did not sign");
+    const request = modeRequest(
+      { mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda, delegate: operator.address, payer: payer.address, signature: btoa(String.fromCharCode(...proof)), timestamp: NOW_S },
+      { payTo: payee.address },
+    );
     const result = await verifyModePayment(request, depsFor(ledger, facilitator.address));
     expect(result).toMatchObject({ ok: true, payer: payer.address, delegated: { sourceTokenAccount: source, delegateAuthority: facilitator.address, authorisation: "client", delegationPda } });
 

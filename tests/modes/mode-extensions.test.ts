@@ -49,7 +49,7 @@ describe("parseModeExtensions (pure)", () => {
     "atomic without txSignature": { mode: "atomic", paymentId: PAYMENT_ID_HEX },
     "attestation with a garbage txSignature": { mode: "attestation", paymentId: PAYMENT_ID_HEX, txSignature: "0OIl" },
     "receiptPda not an address": { mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE, receiptPda: "nope" },
-    "delegated with neither delegationPda nor proof": { mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER },
+    "delegated with neither payer nor delegationPda": { mode: "delegated", paymentId: PAYMENT_ID_HEX },
     "signature without timestamp": { mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER, signature: SIGNATURE_B64 },
     "proof without payer": { mode: "delegated", paymentId: PAYMENT_ID_HEX, signature: SIGNATURE_B64, timestamp: 1 },
     "signature of 63 bytes": { mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER, timestamp: 1, signature: btoa("x".repeat(63)) },

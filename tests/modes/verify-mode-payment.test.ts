@@ -2,16 +2,21 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { getPublicKeyAsync, signAsync, utils } from "@noble/ed25519";
 import { getAddressDecoder, getU64Encoder, none, some, type Address } from "@solana/kit";
 import { AccountState, findAssociatedTokenPda, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { verifyDelegatedMode, type DelegatedModeDeps, type DelegatedTerms } from "../../src/application/modes/verify-delegated-mode.ts";
 import { verifyModePayment, type ModeVerificationResult, type VerifyModeDeps } from "../../src/application/modes/verify-mode-payment.ts";
 import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
 import { encodeDelegation, type Delegation } from "../../src/domain/modes/delegation.ts";
+import type { ModeExtensions } from "../../src/domain/modes/mode-extensions.ts";
 import { findAgentPda, findDelegationPda, findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
+import { createAtaDeriver } from "../../src/domain/payment/associated-token-account.ts";
 import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
 import { createFakeModeLedger, type FakeModeLedger } from "./support/fake-ledger.ts";
 import {
   AGENT_MINT,
+  DELEGATE,
+  DELEGATE_SECRET,
   NOW_MS,
   NOW_S,
   PAYER,
@@ -21,9 +26,12 @@ import {
   PROGRAM_ID,
   TX_SIGNATURE,
   USDC,
+  base64,
   delegation,
   modeRequest,
+  proofFields,
   receipt,
+  signDelegatedProof,
   testAddress,
 } from "./support/mode-fixtures.ts";
 
@@ -33,6 +41,14 @@ let now = NOW_MS;
 
 function deps(overrides: Partial<VerifyModeDeps> = {}): VerifyModeDeps {
   return { ledger, clock: { now: () => now }, programId: PROGRAM_ID, feePayers: [FEE_PAYER], ...overrides };
+}
+
+/** The requirements' terms, as verifyModePayment hands them to verifyDelegatedMode. */
+const TERMS: DelegatedTerms = { payTo: PAY_TO, asset: USDC, amount: 1_000_000n };
+
+/** For calling verifyDelegatedMode directly, with extensions the parser would not produce. */
+function delegatedDeps(): DelegatedModeDeps {
+  return { ledger, clock: { now: () => now }, programId: PROGRAM_ID, feePayers: [FEE_PAYER], atas: createAtaDeriver({ capacity: 4 }) };
 }
 
 function reasonOf(result: ModeVerificationResult): string | null {
@@ -128,7 +144,7 @@ async function seedTokenAccount(owner: Address, delegate: Address | null, delega
   return ata;
 }
 
-describe("verifyModePayment, delegated client-side (hand-written fake Ledger)", () => {
+describe("verifyModePayment, delegated client-side (real ed25519 proof by the Delegation's delegate, hand-written fake Ledger)", () => {
   async function seedDelegation(overrides: Partial<Delegation> = {}, agentOwnerVersion = 2n): Promise<Address> {
     const value = delegation(overrides);
     const [pda] = await findDelegationPda(PROGRAM_ID, value.delegator, value.delegate, value.delegationId);
@@ -141,10 +157,16 @@ describe("verifyModePayment, delegated client-side (hand-written fake Ledger)", 
     return pda;
   }
 
-  test("accepts a valid Delegation plus an SPL allowance to our fee payer; payer defaults to the delegator", async () => {
+  /** A client-side request whose proof is signed by `signer`: the Delegation's delegate unless a test says otherwise. */
+  async function clientSideRequest(delegationPda: Address, { payer = PAYER, signer = DELEGATE_SECRET, timestamp = NOW_S } = {}) {
+    const signature = base64(await signDelegatedProof(signer, proofFields(payer, { timestamp })));
+    return modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda, payer, signature, timestamp });
+  }
+
+  test("accepts a valid Delegation, a proof by its delegate and an SPL allowance to our fee payer", async () => {
     const pda = await seedDelegation();
     const source = await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    const result = await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda }), deps({ feePayers: () => [FEE_PAYER] }));
+    const result = await verifyModePayment(await clientSideRequest(pda), deps({ feePayers: () => [FEE_PAYER] }));
     expect(result).toEqual({
       ok: true,
       mode: "delegated",
@@ -155,26 +177,82 @@ describe("verifyModePayment, delegated client-side (hand-written fake Ledger)", 
     });
   });
 
+  test("verifyDelegatedMode: without extensions.payer the payer defaults to the delegator, and the proof names it", async () => {
+    const pda = await seedDelegation();
+    const source = await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const extensions: ModeExtensions = {
+      mode: "delegated",
+      paymentId: PAYMENT_ID,
+      paymentIdHex: PAYMENT_ID_HEX,
+      delegationPda: pda,
+      signature: await signDelegatedProof(DELEGATE_SECRET, proofFields(PAYER)),
+      timestamp: NOW_S,
+    };
+    const result = await verifyDelegatedMode(extensions, TERMS, delegatedDeps());
+    expect(result).toMatchObject({ ok: true, payer: PAYER, delegated: { sourceTokenAccount: source, authorisation: "client", delegationPda: pda } });
+    // A proof over another payer than the delegator does not stand in for the default.
+    const otherPayer = { ...extensions, signature: await signDelegatedProof(DELEGATE_SECRET, proofFields(testAddress(66))) };
+    expect(reasonOf(await verifyDelegatedMode(otherPayer, TERMS, delegatedDeps()))).toBe("DELEGATION_PROOF_INVALID");
+  });
+
+  test("DELEGATION_PROOF_INVALID without a proof, before any ledger read", async () => {
+    const pda = await seedDelegation();
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const unsigned = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda, payer: PAYER });
+    expect(reasonOf(await verifyModePayment(unsigned, deps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(ledger.reads).toEqual([]);
+    // Everything else about the request is valid: adding the delegate's proof is what makes it pass.
+    expect((await verifyModePayment(await clientSideRequest(pda), deps())).ok).toBe(true);
+  });
+
+  test("DELEGATION_PROOF_INVALID when the payer (the delegator) signs instead of the Delegation's delegate", async () => {
+    const payerSecret = utils.randomSecretKey();
+    const payer = getAddressDecoder().decode(await getPublicKeyAsync(payerSecret));
+    const pda = await seedDelegation({ delegator: payer });
+    await seedTokenAccount(payer, FEE_PAYER, 1_000_000n);
+    const byPayer = await verifyModePayment(await clientSideRequest(pda, { payer, signer: payerSecret }), deps());
+    expect(reasonOf(byPayer)).toBe("DELEGATION_PROOF_INVALID");
+    expect(byPayer.ok ? "" : byPayer.message).toContain(DELEGATE);
+    const byOtherKey = await verifyModePayment(await clientSideRequest(pda, { payer, signer: utils.randomSecretKey() }), deps());
+    expect(reasonOf(byOtherKey)).toBe("DELEGATION_PROOF_INVALID");
+    expect((await verifyModePayment(await clientSideRequest(pda, { payer }), deps())).ok).toBe(true);
+  });
+
+  test("DELEGATION_PROOF_EXPIRED for a delegate's proof 61 s old", async () => {
+    const pda = await seedDelegation();
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const stale = await clientSideRequest(pda, { timestamp: NOW_S - 61 });
+    expect(reasonOf(await verifyModePayment(stale, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
+  });
+
+  test("DELEGATION_PROOF_INVALID when the delegate's proof was for another payee", async () => {
+    const pda = await seedDelegation();
+    await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
+    const request = await clientSideRequest(pda);
+    const otherPayee = { ...request, paymentRequirements: { ...request.paymentRequirements, payTo: testAddress(44) } };
+    expect(reasonOf(await verifyModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
+  });
+
   test("DELEGATION_INVALID for a missing delegation, or one copied to an address that is not its PDA", async () => {
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    const request = (pda: Address) => modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda });
-    expect(reasonOf(await verifyModePayment(request(testAddress(77)), deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await verifyModePayment(await clientSideRequest(testAddress(77)), deps()))).toBe("DELEGATION_INVALID");
     ledger.putAccount(testAddress(78), PROGRAM_ID, encodeDelegation(delegation()));
-    const copied = await verifyModePayment(request(testAddress(78)), deps());
+    const copied = await verifyModePayment(await clientSideRequest(testAddress(78)), deps());
     expect(copied.ok ? "" : copied.message).toContain("not the PDA");
   });
 
   test("DELEGATION_INVALID once the agent changed owners (owner_version bumped)", async () => {
     const pda = await seedDelegation({}, 3n);
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda }), deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await verifyModePayment(await clientSideRequest(pda), deps()))).toBe("DELEGATION_INVALID");
   });
 
   test("DELEGATION_EXPIRED by the injected clock", async () => {
     const pda = await seedDelegation({ expiresAt: BigInt(NOW_S + 10) });
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    const request = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda });
+    const request = await clientSideRequest(pda);
     expect((await verifyModePayment(request, deps())).ok).toBe(true);
+    // 10 s later the proof is still inside its 60 s window; the Delegation is not.
     now = NOW_MS + 10_000;
     expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_EXPIRED");
   });
@@ -182,17 +260,16 @@ describe("verifyModePayment, delegated client-side (hand-written fake Ledger)", 
   test("DELEGATION_BUDGET_EXCEEDED from the Delegation's total, or from the SPL allowance", async () => {
     const tight = await seedDelegation({ spentTotal: 19_500_000n });
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: tight }), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
+    expect(reasonOf(await verifyModePayment(await clientSideRequest(tight), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
     const roomy = await seedDelegation();
     await seedTokenAccount(PAYER, FEE_PAYER, 999_999n);
-    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: roomy }), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
+    expect(reasonOf(await verifyModePayment(await clientSideRequest(roomy), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
   });
 
   test("DELEGATION_INVALID when the payer named is not the delegator", async () => {
     const pda = await seedDelegation();
     await seedTokenAccount(testAddress(66), FEE_PAYER, 1_000_000n);
-    const request = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda, payer: testAddress(66) });
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await verifyModePayment(await clientSideRequest(pda, { payer: testAddress(66) }), deps()))).toBe("DELEGATION_INVALID");
   });
 });
 
@@ -233,6 +310,16 @@ describe("verifyModePayment, delegated server-side (real ed25519 proof, hand-wri
     const { payer, request } = await signedRequest();
     await seedTokenAccount(payer, testAddress(45), 3_000_000n);
     expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+  });
+
+  test("verifyDelegatedMode: DELEGATION_PROOF_INVALID for a payer without a proof, before any ledger read", async () => {
+    await seedTokenAccount(PAYER, FEE_PAYER, 3_000_000n);
+    const unsigned: ModeExtensions = { mode: "delegated", paymentId: PAYMENT_ID, paymentIdHex: PAYMENT_ID_HEX, payer: PAYER, delegate: FEE_PAYER };
+    expect(reasonOf(await verifyDelegatedMode(unsigned, TERMS, delegatedDeps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(ledger.reads).toEqual([]);
+    // The public entry refuses it too (its parser answers first, see tests/modes/mode-extensions.test.ts).
+    const viaRequest = await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER }), deps());
+    expect(viaRequest.ok).toBe(false);
   });
 
   test("DELEGATION_INVALID when extensions.delegate is not the SPL delegate", async () => {

@@ -16,12 +16,13 @@ export type VerifyAnyResult = Readonly<{ ok: true; payer: string }> | Readonly<{
  */
 export async function verifyAnyPayment(request: PaymentRequest, deps: VerifyAnyDeps): Promise<VerifyAnyResult> {
   if (settlementModeOf(request.paymentPayload) === undefined) return verifyPayment(request, deps);
-  const verified = await verifyModeRequest(request, deps);
-  if (!verified.ok) return verified;
-  if (deps.settledLookup && (await deps.settledLookup(modeSettlementKey(verified.mode, verified.paymentId), verified.paymentId))) {
-    return { ok: false, reason: "ALREADY_SETTLED", message: `paymentId ${verified.paymentId} was already settled`, payer: verified.payer };
+  // Checked first: once paid, a delegated payment's allowance and proof window no longer hold,
+  // and the truthful answer is that it was settled.
+  const key = modeKeyOf(request);
+  if (key && deps.settledLookup && (await deps.settledLookup(key, null))) {
+    return { ok: false, reason: "ALREADY_SETTLED", message: "this paymentId was already settled" };
   }
-  return verified;
+  return verifyModeRequest(request, deps);
 }
 
 /** Requirement checks (scheme, network, asset, `accepted`) first, then the mode's own checks. */

@@ -122,10 +122,10 @@ function checkModeFields(parsed: ModeExtensions): Rejection | null {
     return parsed.txSignature ? null : invalid(`extensions.txSignature is required in ${parsed.mode} mode`);
   }
   const proofParts = [parsed.signature, parsed.timestamp].filter((part) => part !== undefined).length;
-  if (proofParts === 1) return invalid("extensions.signature and extensions.timestamp go together (server-side delegated proof)");
-  if (proofParts === 2 && !parsed.payer) return invalid("extensions.payer is required with a delegated proof: it is the signer");
-  if (proofParts === 0 && !parsed.delegationPda) {
-    return invalid("delegated mode needs extensions.delegationPda (client-side) or signature + timestamp (server-side)");
+  if (proofParts === 1) return invalid("extensions.signature and extensions.timestamp go together (delegated proof)");
+  // A missing proof is DELEGATION_PROOF_INVALID, decided by the delegated checks, not a malformed request.
+  if (!parsed.payer && !parsed.delegationPda) {
+    return invalid("delegated mode needs extensions.payer (server-side) or extensions.delegationPda (client-side)");
   }
   return null;
 }

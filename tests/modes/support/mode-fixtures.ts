@@ -1,4 +1,6 @@
+import { getPublicKeyAsync, signAsync } from "@noble/ed25519";
 import { getAddressDecoder, getBase58Decoder, type Address, type Signature } from "@solana/kit";
+import { delegatedProofMessage, type DelegatedProofFields } from "../../../src/domain/modes/delegated-proof.ts";
 import type { Delegation } from "../../../src/domain/modes/delegation.ts";
 import type { PaymentReceipt } from "../../../src/domain/modes/payment-receipt.ts";
 import { DEVNET_USDC_MINT } from "../../../src/domain/networks.ts";
@@ -32,6 +34,27 @@ export const PAYER = testAddress(11);
 export const PAY_TO = testAddress(12);
 export const AGENT_MINT = testAddress(13);
 
+/**
+ * The fixture Delegation's delegate is a real ed25519 key, because a client-side delegated
+ * payment must carry a proof signed by that key. Fixed secret, so the address is stable.
+ */
+export const DELEGATE_SECRET = Uint8Array.from({ length: 32 }, (_, i) => 0x40 + i);
+export const DELEGATE: Address = getAddressDecoder().decode(await getPublicKeyAsync(DELEGATE_SECRET));
+
+/** The proof fields for the default requirements (PAY_TO, USDC, 1 USDC, NOW_S). */
+export function proofFields(payer: Address, overrides: Partial<DelegatedProofFields> = {}): DelegatedProofFields {
+  return { paymentIdHex: PAYMENT_ID_HEX, payer, payTo: PAY_TO, asset: USDC, amount: 1_000_000n, timestamp: NOW_S, ...overrides };
+}
+
+/** The 64-byte ed25519 signature by `secret` over the canonical delegated proof message. */
+export function signDelegatedProof(secret: Uint8Array, fields: DelegatedProofFields): Promise<Uint8Array> {
+  return signAsync(delegatedProofMessage(fields), secret);
+}
+
+export function base64(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes));
+}
+
 export function receipt(overrides: Partial<PaymentReceipt> = {}): PaymentReceipt {
   return {
     paymentId: PAYMENT_ID,
@@ -56,7 +79,7 @@ export function delegation(overrides: Partial<Delegation> = {}): Delegation {
   return {
     delegationId: 3n,
     delegator: PAYER,
-    delegate: testAddress(14),
+    delegate: DELEGATE,
     nftMint: AGENT_MINT,
     ownerVersion: 2n,
     canTransact: true,

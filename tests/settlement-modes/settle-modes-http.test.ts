@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { signAsync } from "@noble/ed25519";
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
+import {
+  type Address,
+  type KeyPairSigner,
+  type Signature,
+  appendTransactionMessageInstructions,
+  blockhash,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createTransactionMessage,
+  getBase58Encoder,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from "@solana/kit";
+import { silentLogger } from "../../src/application/ports/logger.ts";
+import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
+import { findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
+import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
+import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
+import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { type Service, buildService } from "../../src/service.ts";
+import { PROGRAM_ID, receipt } from "../modes/support/mode-fixtures.ts";
+
+const USDC = DEVNET_USDC_MINT as Address;
+const dataDir = mkdtempSync(join(tmpdir(), "modes-http-"));
+let service: Service;
+let ledger: EmbeddedLedger;
+let feePayer: Address;
+
+async function newKey(): Promise<{ secret: Uint8Array; signer: KeyPairSigner }> {
+  const secret = crypto.getRandomValues(new Uint8Array(32));
+  return { secret, signer: await createKeyPairSignerFromPrivateKeyBytes(secret) };
+}
+
+async function ata(owner: Address): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+}
+
+async function balance(owner: Address): Promise<bigint> {
+  return ledger.getTokenAccountBalance(await ata(owner))?.amount ?? 0n;
+}
+
+function randomPaymentId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function body(payTo: Address, amount: bigint, extensions: Record<string, unknown>) {
+  const requirements = { scheme: "exact", network: SOLANA_DEVNET, asset: USDC, amount: amount.toString(), payTo };
+  return { paymentPayload: { x402Version: 2, accepted: requirements, payload: {}, extensions }, paymentRequirements: requirements };
+}
+
+async function call(path: "/verify" | "/settle", payload: unknown): Promise<Record<string, unknown>> {
+  const response = await service.facilitatorApp.handle(
+    new Request(`http://facilitator${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) }),
+  );
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  const parsed = parseAppConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  service = await buildService(parsed.config, {}, silentLogger);
+  ledger = service.embeddedLedger as EmbeddedLedger;
+  feePayer = service.feePayers.addresses[0] as Address;
+}, 30_000);
+
+afterAll(async () => {
+  await service?.close(1000);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("POST /settle with extensions.mode (whole service: embedded ledger, real SPL Token, PGlite)", () => {
+  test("delegated (server-side proof): the facilitator moves the tokens as SPL delegate once; a replay moves nothing", async () => {
+    const payer = await newKey();
+    const payTo = (await newKey()).signer.address;
+    await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 10_000_000n, delegate: feePayer, delegatedAmount: 3_000_000n });
+    await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
+    const paymentId = randomPaymentId();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const fields = { paymentIdHex: paymentId, payer: payer.signer.address, payTo, asset: USDC, amount: 2_000_000n, timestamp };
+    const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), payer.secret)).toString("base64");
+    const request = body(payTo, 2_000_000n, { mode: "delegated", paymentId, payer: payer.signer.address, signature, timestamp });
+
+    expect(await call("/verify", request)).toMatchObject({ isValid: true, payer: payer.signer.address });
+    const settled = await call("/settle", request);
+    expect(settled).toMatchObject({ success: true, payer: payer.signer.address, extensions: { mode: "delegated" } });
+    expect(await balance(payTo)).toBe(2_000_000n);
+    expect(await balance(payer.signer.address)).toBe(8_000_000n);
+
+    const replay = await call("/settle", request);
+    expect(replay).toMatchObject({ success: true, transaction: settled["transaction"], extensions: { replayed: true } });
+    expect(await balance(payTo)).toBe(2_000_000n);
+    expect(await call("/verify", request)).toMatchObject({ isValid: false, invalidReason: "ALREADY_SETTLED" });
+  });
+
+  test("delegated: a proof for another payTo is refused and nothing moves (proof binds the terms)", async () => {
+    const payer = await newKey();
+    const payTo = (await newKey()).signer.address;
+    const attacker = (await newKey()).signer.address;
+    await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 10_000_000n, delegate: feePayer, delegatedAmount: 3_000_000n });
+    await ledger.setTokenAccount(attacker, USDC, { amount: 0n });
+    const paymentId = randomPaymentId();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const fields = { paymentIdHex: paymentId, payer: payer.signer.address, payTo, asset: USDC, amount: 1_000_000n, timestamp };
+    const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), payer.secret)).toString("base64");
+    const stolen = body(attacker, 1_000_000n, { mode: "delegated", paymentId, payer: payer.signer.address, signature, timestamp });
+    expect(await call("/settle", stolen)).toMatchObject({ success: false, transaction: "", errorReason: "DELEGATION_PROOF_INVALID" });
+    expect(await balance(attacker)).toBe(0n);
+  });
+
+  test("atomic: a confirmed client transfer with its receipt is recorded once, nothing is submitted", async () => {
+    const payer = await newKey();
+    const payTo = (await newKey()).signer.address;
+    await ledger.airdrop(payer.signer.address, 1_000_000_000n);
+    await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 5_000_000n });
+    await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
+    const latest = await ledger.getLatestBlockhash();
+    const transfer = getTransferCheckedInstruction({
+      source: await ata(payer.signer.address),
+      mint: USDC,
+      destination: await ata(payTo),
+      authority: payer.signer,
+      amount: 1_000_000n,
+      decimals: 6,
+    });
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer.signer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(latest.blockhash), lastValidBlockHeight: latest.lastValidBlockHeight }, m),
+      (m) => appendTransactionMessageInstructions([transfer], m),
+    );
+    const txSignature: Signature = await ledger.sendTransaction(new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message))));
+    const paymentIdHex = randomPaymentId();
+    const paymentIdBytes = Uint8Array.from(paymentIdHex.match(/../g) ?? [], (h) => parseInt(h, 16));
+    const [receiptPda] = await findReceiptPda(PROGRAM_ID, paymentIdBytes);
+    ledger.setAccount(receiptPda, {
+      lamports: 10_000_000n,
+      owner: PROGRAM_ID,
+      data: encodePaymentReceipt(
+        receipt({ paymentId: paymentIdBytes, payer: payer.signer.address, payee: payTo, amount: 1_000_000n, txSignature: new Uint8Array(getBase58Encoder().encode(txSignature)) }),
+      ),
+    });
+    const feePayerLamports = ledger.getBalance(feePayer);
+    const request = body(payTo, 1_000_000n, { mode: "atomic", paymentId: paymentIdHex, txSignature, receiptPda });
+
+    const settled = await call("/settle", request);
+    expect(settled).toMatchObject({ success: true, transaction: txSignature, extensions: { mode: "atomic" } });
+    expect((await service.store.settlements.findByPaymentId(paymentIdHex))?.state).toBe("settled");
+    expect(await call("/settle", request)).toMatchObject({ success: true, transaction: txSignature, extensions: { replayed: true } });
+    // Recording costs the fee payer nothing: no transaction of ours was sent.
+    expect(ledger.getBalance(feePayer)).toBe(feePayerLamports);
+    expect(await balance(payTo)).toBe(1_000_000n);
+  });
+});
