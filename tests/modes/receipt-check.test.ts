@@ -31,9 +31,9 @@ describe("checkReceiptAccount (pure, receipts encoded with the domain codec)", (
   });
 
   const mismatches: [string, Partial<PaymentReceipt>, ReasonCode][] = [
-    ["payment_id", { paymentId: filled(32, 9) }, "MODE_INVALID"],
-    ["tx_signature", { txSignature: filled(64, 9) }, "MODE_INVALID"],
-    ["settlement_mode (Attestation receipt for atomic)", { settlementMode: "attestation" }, "MODE_INVALID"],
+    ["payment_id", { paymentId: filled(32, 9) }, "MODE_RECEIPT_MISMATCH"],
+    ["tx_signature", { txSignature: filled(64, 9) }, "MODE_RECEIPT_MISMATCH"],
+    ["settlement_mode (Attestation receipt for atomic)", { settlementMode: "attestation" }, "MODE_RECEIPT_MISMATCH"],
     ["amount", { amount: 999_999n }, "AMOUNT_MISMATCH"],
     ["token_mint", { tokenMint: testAddress(50) }, "MINT_MISMATCH"],
     ["payee", { payee: testAddress(51) }, "RECIPIENT_MISMATCH"],
@@ -57,7 +57,7 @@ describe("checkReceiptAccount (pure, receipts encoded with the domain codec)", (
 
   test("refuses an account that is not a PaymentReceipt", () => {
     const verdict = checkReceiptAccount({ address: testAddress(90), owner: PROGRAM_ID, data: filled(300, 1) }, expected);
-    expect(verdict.ok ? null : verdict.rejection.reason).toBe("MODE_INVALID");
+    expect(verdict.ok ? null : verdict.rejection.reason).toBe("MODE_RECEIPT_MISMATCH");
   });
 });
 
@@ -66,6 +66,6 @@ describe("checkReceiptAddress (pure)", () => {
     const [derived] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
     expect(checkReceiptAddress(undefined, derived)).toBeNull();
     expect(checkReceiptAddress(derived, derived)).toBeNull();
-    expect(checkReceiptAddress(testAddress(1), derived)?.reason).toBe("MODE_INVALID");
+    expect(checkReceiptAddress(testAddress(1), derived)?.reason).toBe("MODE_RECEIPT_MISMATCH");
   });
 });

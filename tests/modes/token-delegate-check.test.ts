@@ -27,7 +27,7 @@ describe("checkTokenDelegate (pure)", () => {
     ["no delegate", view({ delegate: null, delegatedAmount: 0n }), "DELEGATION_INVALID"],
     ["a delegate that is not our fee payer", view({ delegate: testAddress(32) }), "DELEGATION_INVALID"],
     ["an allowance 1 below the amount", view({ delegatedAmount: 999_999n }), "DELEGATION_BUDGET_EXCEEDED"],
-    ["a balance below the amount", view({ amount: 10n, delegatedAmount: 2_000_000n }), "DELEGATION_BUDGET_EXCEEDED"],
+    ["a balance below the amount", view({ amount: 10n, delegatedAmount: 2_000_000n }), "DELEGATION_INSUFFICIENT_FUNDS"],
   ];
   for (const [name, account, reason] of refusals) {
     test(`refuses ${name}: ${reason}`, () => {

@@ -81,7 +81,7 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger)",
     const request = modeRequest({ ...atomic, mode: "attestation" });
     expect((await verifyModePayment(request, deps())).ok).toBe(true);
     await seedReceipt("atomic");
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("MODE_INVALID");
+    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("MODE_RECEIPT_MISMATCH");
   });
 
   test("MODE_TX_NOT_FOUND when the ledger does not know the signature", async () => {
@@ -108,7 +108,7 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger)",
   test("a client-given receiptPda that is not the derived one is refused before any ledger read", async () => {
     await seedReceipt();
     const result = await verifyModePayment(modeRequest({ ...atomic, receiptPda: testAddress(99) }), deps());
-    expect(reasonOf(result)).toBe("MODE_INVALID");
+    expect(reasonOf(result)).toBe("MODE_RECEIPT_MISMATCH");
     expect(ledger.reads).toEqual([]);
   });
 
