@@ -142,6 +142,28 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect(stored?.signature).toBe(winners[0]?.record.signature ?? "");
     });
 
+    test("a paymentId held only by a failed record serves a new transaction; the failed record gives it up", async () => {
+      const failedOne = draft();
+      await store().claim(failedOne);
+      await store().finish(failedOne.key, { state: "failed", error: "blockhash expired" });
+      const rebuilt = draft({ paymentId: failedOne.paymentId });
+      const result = await store().claim(rebuilt);
+      expect(result.outcome).toBe("claimed");
+      expect((await store().findByPaymentId(failedOne.paymentId ?? ""))?.key).toBe(rebuilt.key);
+      const released = await store().get(failedOne.key);
+      expect(released?.state).toBe("failed");
+      expect(released?.paymentId).toBeNull();
+    });
+
+    test("a paymentId held by a settled record is never given up", async () => {
+      const settled = draft();
+      await store().claim(settled);
+      await store().finish(settled.key, { state: "settled" });
+      const result = await store().claim(draft({ paymentId: settled.paymentId }));
+      expect(result.outcome).toBe("exists");
+      expect(result.record.key).toBe(settled.key);
+    });
+
     test("retrying a failed key with a paymentId another record holds is `exists` with that record", async () => {
       const holder = draft();
       await store().claim(holder);

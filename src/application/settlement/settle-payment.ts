@@ -89,6 +89,8 @@ async function findPrevious(store: SettlementStore, candidate: SettlementCandida
  * settled payment as its own).
  */
 function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCandidate): string | null {
+  // A failed payment moved nothing: its paymentId may be reused by a rebuilt transaction.
+  if (previous.key !== candidate.key && previous.state === "failed") return null;
   if (previous.key !== candidate.key) return `paymentId ${candidate.paymentId} was already used for another transaction (${previous.signature})`;
   if (termsConflict(previous, candidate)) return `paymentId ${candidate.paymentId} was already used for a payment with other terms`;
   return null;

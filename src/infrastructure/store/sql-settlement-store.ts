@@ -31,6 +31,12 @@ const RETAKE_FAILED_CLAIM = `
    WHERE key = $1 AND state = 'failed'
   RETURNING ${SETTLEMENT_COLUMNS}`;
 
+/** A failed settlement never moved money, so its paymentId may serve a rebuilt transaction. */
+const RELEASE_FAILED_PAYMENT_ID = `
+  UPDATE settlements SET payment_id = NULL, updated_at = now()
+   WHERE payment_id = $1 AND state = 'failed'
+  RETURNING key`;
+
 const SELECT_BY_KEY = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE key = $1`;
 const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE payment_id = $1`;
 
@@ -97,17 +103,31 @@ async function claim(db: SqlQueryable, draft: SettlementDraft): Promise<ClaimRes
     if (holder !== null) {
       if (holder.state !== "failed") return exists(holder);
       const retaken = await retakeFailed(db, params);
-      if (retaken === "payment-id-taken") return existsByPaymentId(db, draft, holder);
+      if (retaken === "payment-id-taken") {
+        if (await releaseFailedPaymentId(db, draft.paymentId)) continue;
+        return existsByPaymentId(db, draft, holder);
+      }
       if (retaken !== null) return claimed(retaken);
       // Another retry took it first; report that claim as it stands now.
       return exists((await selectOne(db, SELECT_BY_KEY, draft.key)) ?? holder);
     }
     if (draft.paymentId !== null) {
       const byPaymentId = await selectOne(db, SELECT_BY_PAYMENT_ID, draft.paymentId);
+      if (byPaymentId !== null && byPaymentId.state === "failed" && (await releaseFailedPaymentId(db, draft.paymentId))) continue;
       if (byPaymentId !== null) return exists(byPaymentId);
     }
   }
   throw new Error("settlement claim conflicted but no conflicting row was found");
+}
+
+/**
+ * A client that rebuilds its transaction after a failure (say, its blockhash expired) keeps its
+ * paymentId. The failed record gives the id up (conditionally, so a concurrent retry that
+ * already took it over keeps it) and the claim is tried again.
+ */
+async function releaseFailedPaymentId(db: SqlQueryable, paymentId: string | null): Promise<boolean> {
+  if (paymentId === null) return false;
+  return (await db.query(RELEASE_FAILED_PAYMENT_ID, [paymentId])).length > 0;
 }
 
 async function retakeFailed(
