@@ -25,6 +25,7 @@ import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "./infrastructure/store/index.ts";
 import { createFacilitatorApp } from "./http/facilitator-app.ts";
+import { type Metrics, createMetrics } from "./http/metrics.ts";
 import { createRegistryApp } from "./http/registry-app.ts";
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
@@ -130,11 +131,17 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
         ? { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" }
         : { status: summarizeSignerHealth(feePayers.health()) },
   };
+  const metrics = createMetrics();
   const facilitatorApp = createFacilitatorApp({
     ...verifyDeps,
     feePayers: () => feePayers.addresses,
-    verify: (request) => verifyAnyPayment(request, modeDeps),
-    settlement,
+    verify: async (request) => {
+      const result = await verifyAnyPayment(request, modeDeps);
+      metrics.increment("x402_verifications_total", "Payments verified, by outcome", { outcome: result.ok ? "valid" : result.reason });
+      return result;
+    },
+    settlement: settlement && countedSettlement(settlement, metrics),
+    metrics,
     logger,
     health,
     version: VERSION,
@@ -149,6 +156,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
   });
   const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
   const registryApp = createRegistryApp({
+    metrics,
     index,
     categories,
     logger,
@@ -181,6 +189,18 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
       await feePayers.close();
       await store.close();
+    },
+  });
+}
+
+function countedSettlement(settlement: SettlementService, metrics: Metrics): SettlementService {
+  return Object.freeze({
+    ...settlement,
+    settle: async (request: Parameters<SettlementService["settle"]>[0]) => {
+      const result = await settlement.settle(request);
+      const outcome = result.success ? (result.extensions?.["replayed"] ? "replayed" : "settled") : (result.errorReason ?? "failed");
+      metrics.increment("x402_settlements_total", "Settlement answers, by outcome", { outcome });
+      return result;
     },
   });
 }

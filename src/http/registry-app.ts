@@ -2,12 +2,15 @@ import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import { errorLayer } from "./error-layer.ts";
+import { type Metrics, createMetrics } from "./metrics.ts";
+import { observability } from "./observability.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { type RegistryRoutesDeps, registryRoutes } from "./registry/registry-routes.ts";
 
-export type RegistryAppDeps = RegistryRoutesDeps & Readonly<{ logger: Logger; health: HealthProbes; version: string }>;
+export type RegistryAppDeps = RegistryRoutesDeps & Readonly<{ logger: Logger; health: HealthProbes; version: string; metrics?: Metrics }>;
 
 /** The registry interface: agent reads, categories and /health. */
 export function createRegistryApp(deps: RegistryAppDeps) {
-  return new Elysia().use(errorLayer(deps.logger)).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps));
+  return new Elysia().use(errorLayer(deps.logger))
+    .use(observability(deps.logger, deps.metrics ?? createMetrics(), "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps));
 }

@@ -60,6 +60,13 @@ describe("Deno runtime (real deno binary from npm, Deno.serve, RPC ledger over t
     expect(body.signers["solana:*"]?.length).toBe(1);
   });
 
+  test("GET /metrics counts the requests served, in Prometheus format, from Deno", async () => {
+    const response = await fetch(`${base}/metrics`);
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await response.text()).toMatch(/http_requests_total\{service="facilitator",method="GET",route="\/supported",status="200"\} 1/);
+  });
+
   test("POST /verify with a malformed body gives the specified 400 from Deno", async () => {
     const response = await fetch(`${base}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
     expect(response.status).toBe(400);

@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import type { Logger } from "../application/ports/logger.ts";
+import type { Metrics } from "./metrics.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Request ids (taken from `x-request-id` when it is sane, else generated, and echoed back),
+ * request counters and latency histograms by route, and GET /metrics in Prometheus format.
+ */
+export function observability(logger: Logger, metrics: Metrics, service: string) {
+  const started = new WeakMap<Request, { at: number; id: string }>();
+  return new Elysia({ name: `observability-${service}` })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      started.set(request, { at: performance.now(), id });
+      set.headers["x-request-id"] = id;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
+      const start = started.get(request);
+      if (!start) return;
+      const status = String(set.status ?? 200);
+      const labels = { service, method: request.method, route: route || "unmatched", status };
+      const seconds = (performance.now() - start.at) / 1000;
+      metrics.increment("http_requests_total", "HTTP requests answered", labels);
+      metrics.observe("http_request_duration_seconds", "HTTP request latency", { service, route: labels.route }, seconds);
+      logger.debug("request", { requestId: start.id, ...labels, ms: Math.round(seconds * 1000) });
+    })
+    .get("/metrics", ({ set }) => {
+      set.headers["content-type"] = "text/plain; version=0.0.4";
+      return metrics.render();
+    });
+}
