@@ -1,6 +1,8 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import { createBatchedConfirmer } from "./batched-confirmation.ts";
+import { createBlockhashWindowReader } from "./blockhash-window.ts";
 import { recordSettlement } from "./record-settlement.ts";
 import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
 import { type SettleTransactionDeps, type SettlementCandidate, awaitExisting, settleTransaction } from "./settle-transaction.ts";
@@ -36,6 +38,12 @@ export function createSettlementService(
     }>,
 ): SettlementService {
   const running = new Map<string, Promise<SettleResponse>>();
+  // One status poll and one blockhash read serve every settlement in flight (see each factory).
+  const steps: SettleTransactionDeps = {
+    ...deps,
+    confirm: deps.confirm ?? createBatchedConfirmer(deps.ledger, deps.confirmation),
+    blockhashWindow: deps.blockhashWindow ?? createBlockhashWindowReader(deps.ledger),
+  };
 
   async function settle(request: PaymentRequest): Promise<SettleResponse> {
     const replay = await settledReplay(request);
@@ -46,19 +54,23 @@ export function createSettlementService(
 
     const shared = running.get(candidate.key);
     if (shared) return asReplay(await shared);
+    // Registered before the first await below: a duplicate arriving while the store lookup is
+    // in flight must join this execution, not co-sign (a KMS/HSM call) and claim on its own.
+    const execution = settleCandidate(candidate).finally(() => running.delete(candidate.key));
+    running.set(candidate.key, execution);
+    return execution;
+  }
 
+  async function settleCandidate(candidate: SettlementCandidate): Promise<SettleResponse> {
     const previous = await findPrevious(deps.store, candidate);
     if (previous) {
       const conflict = paymentIdConflict(previous, candidate);
       if (conflict) return settleFailure(deps.network, "ALREADY_SETTLED", conflict, candidate.payer);
       if (previous.state === "settled") return settleResultOf(previous, true);
-      if (previous.state !== "failed") return awaitExisting(deps, previous);
+      if (previous.state !== "failed") return awaitExisting(steps, previous);
       // A failed settlement may be retried with the same transaction: fall through to a new claim.
     }
-
-    const execution = (candidate.kind === "record" ? recordSettlement(deps, candidate) : settleTransaction(deps, candidate)).finally(() => running.delete(candidate.key));
-    running.set(candidate.key, execution);
-    return execution;
+    return candidate.kind === "record" ? recordSettlement(steps, candidate) : settleTransaction(steps, candidate);
   }
 
   async function settledReplay(request: PaymentRequest): Promise<SettleResponse | null> {

@@ -11,6 +11,8 @@ import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts"
 import type { Ledger } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { Confirmer } from "./batched-confirmation.ts";
+import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
 import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
@@ -63,10 +65,11 @@ export type SettleTransactionDeps = Readonly<{
   confirmation?: ConfirmationPolicy;
   /** How long a duplicate waits for the winner of the claim before answering "in progress". */
   duplicateWaitMs?: number;
+  /** Shared confirmation (one status poll for all in flight); default: a poll loop per settlement. */
+  confirm?: Confirmer;
+  /** Shared blockhash reads; default: two RPC calls per settlement. */
+  blockhashWindow?: BlockhashWindowReader;
 }>;
-
-/** Blocks for which a blockhash stays valid after it is issued (Solana's MAX_PROCESSING_AGE). */
-const BLOCKHASH_LIFETIME_BLOCKS = 150n;
 
 /**
  * Steps 3-6 of the spec's settle order: co-sign, claim, submit, confirm, persist. The claim is
@@ -75,11 +78,19 @@ const BLOCKHASH_LIFETIME_BLOCKS = 150n;
  */
 export async function settleTransaction(deps: SettleTransactionDeps, candidate: TransactionCandidate): Promise<SettleResponse> {
   const { ledger, store, network } = deps;
-  if (!(await ledger.isBlockhashValid(candidate.blockhash))) {
+  const window = await (deps.blockhashWindow ? deps.blockhashWindow(candidate.blockhash) : readBlockhashWindow(ledger, candidate.blockhash));
+  if (window.kind === "unavailable") {
+    return settleFailure(
+      network,
+      "SETTLEMENT_FAILED",
+      `the ledger is unavailable (${window.error}); nothing was submitted, retry with the same transaction`,
+      candidate.payer,
+    );
+  }
+  if (window.kind === "expired") {
     return settleFailure(network, "BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction", candidate.payer);
   }
-  // An upper bound on the blockhash's last valid height: it was valid at this height.
-  const lastValidBlockHeight = (await ledger.getBlockHeight()) + BLOCKHASH_LIFETIME_BLOCKS;
+  const lastValidBlockHeight = window.lastValidBlockHeight;
   const signatureBytes = await deps.sign(candidate.feePayer, new Uint8Array(candidate.transaction.messageBytes));
   const signed: Transaction = {
     ...candidate.transaction,
@@ -118,7 +129,7 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
   }
   await persistQuietly(log, () => store.markSubmitted(candidate.key));
 
-  const outcome = await confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation);
+  const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation));
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, () => store.finish(candidate.key, { state: "settled" }));

@@ -1,0 +1,118 @@
+import type { Signature } from "@solana/kit";
+import { type Ledger, LedgerError, type SignatureStatus } from "../ports/ledger.ts";
+import { type ConfirmationOutcome, type ConfirmationPolicy, DEFAULT_CONFIRMATION_POLICY } from "./confirm-transaction.ts";
+
+/** Waits for one submitted signature; same outcomes and bounds as {@link confirmTransaction}. */
+export type Confirmer = (signature: Signature, lastValidBlockHeight: bigint) => Promise<ConfirmationOutcome>;
+
+/** How soon a newly submitted signature gets its first look, at the earliest after the last poll. */
+const FIRST_LOOK_GAP_MS = 20;
+
+type Waiter = {
+  readonly signature: Signature;
+  readonly lastValidBlockHeight: bigint;
+  readonly deadline: number;
+  readonly resolve: (outcome: ConfirmationOutcome) => void;
+  readonly reject: (error: unknown) => void;
+  lastProblem: string;
+  looked: boolean;
+};
+
+/**
+ * Confirmation for every settlement in flight with ONE `getSignatureStatuses` call per poll
+ * (the adapter splits it into 256-signature pages) and one `getBlockHeight` when something is
+ * still missing, instead of two calls per settlement per poll. At 1,000 settlements in flight
+ * that is the difference between thousands of RPC calls a second and a handful, which decides
+ * both throughput and an RPC provider's rate limit. A new signature gets its first look within
+ * a few milliseconds; after that everything in flight is polled every `pollIntervalMs`.
+ * Semantics per signature are those of `confirmTransaction`: confirmed, failed on-chain,
+ * expired (blockhash passed and one last look found nothing), or unknown at `maxWaitMs`.
+ */
+export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY, now: () => number = Date.now): Confirmer {
+  const waiters = new Set<Waiter>();
+  const firstLookGap = Math.min(FIRST_LOOK_GAP_MS, policy.pollIntervalMs);
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let dueAt = Number.POSITIVE_INFINITY;
+  let polling = false;
+  let lastPollAt = Number.NEGATIVE_INFINITY;
+
+  function schedule(delayMs: number): void {
+    const at = now() + Math.max(0, delayMs);
+    if (timer !== null && dueAt <= at) return;
+    if (timer !== null) clearTimeout(timer);
+    dueAt = at;
+    timer = setTimeout(() => void tick(), Math.max(0, delayMs));
+  }
+
+  async function tick(): Promise<void> {
+    timer = null;
+    dueAt = Number.POSITIVE_INFINITY;
+    if (polling || waiters.size === 0) return;
+    polling = true;
+    lastPollAt = now();
+    try {
+      await pollOnce([...waiters]);
+    } finally {
+      polling = false;
+    }
+    if (waiters.size === 0) return;
+    const fresh = [...waiters].some((w) => !w.looked);
+    schedule(fresh ? lastPollAt + firstLookGap - now() : policy.pollIntervalMs);
+  }
+
+  function settle(waiter: Waiter, outcome: ConfirmationOutcome): void {
+    if (!waiters.delete(waiter)) return;
+    waiter.resolve(outcome);
+  }
+
+  /** The outcome a status decides, or null while it is only `processed`. */
+  function decided(status: SignatureStatus): ConfirmationOutcome | null {
+    if (status.err !== null) return { kind: "failed", error: status.err };
+    return status.confirmationStatus === "processed" ? null : { kind: "confirmed" };
+  }
+
+  async function pollOnce(batch: readonly Waiter[]): Promise<void> {
+    try {
+      const statuses = await ledger.getSignatureStatuses(batch.map((w) => w.signature));
+      const missing: Waiter[] = [];
+      batch.forEach((waiter, index) => {
+        waiter.looked = true;
+        const status = statuses[index] ?? null;
+        if (!status) missing.push(waiter);
+        else {
+          const outcome = decided(status);
+          if (outcome) settle(waiter, outcome);
+        }
+      });
+      if (missing.length > 0) await expireLapsed(missing);
+    } catch (error) {
+      if (!(error instanceof LedgerError)) {
+        for (const waiter of batch) if (waiters.delete(waiter)) waiter.reject(error);
+        return;
+      }
+      for (const waiter of batch) waiter.lastProblem = error.message;
+    }
+    const time = now();
+    for (const waiter of batch) if (time >= waiter.deadline) settle(waiter, { kind: "unknown", reason: waiter.lastProblem });
+  }
+
+  /** Signatures still unknown once their blockhash has passed get one last look, then expire. */
+  async function expireLapsed(missing: readonly Waiter[]): Promise<void> {
+    const height = await ledger.getBlockHeight();
+    const lapsed = missing.filter((w) => height > w.lastValidBlockHeight);
+    if (lapsed.length === 0) return;
+    // One last look: it may have landed in the final valid block.
+    const late = await ledger.getSignatureStatuses(lapsed.map((w) => w.signature));
+    lapsed.forEach((waiter, index) => {
+      const status = late[index] ?? null;
+      const outcome = status ? decided(status) : { kind: "expired" as const };
+      if (outcome) settle(waiter, outcome);
+    });
+  }
+
+  return (signature, lastValidBlockHeight) =>
+    new Promise<ConfirmationOutcome>((resolve, reject) => {
+      waiters.add({ signature, lastValidBlockHeight, deadline: now() + policy.maxWaitMs, resolve, reject, lastProblem: "no answer from the ledger", looked: false });
+      if (!polling) schedule(lastPollAt + firstLookGap - now());
+    });
+}

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Signature } from "@solana/kit";
+import { type Ledger, LedgerError, type SignatureStatus } from "../../src/application/ports/ledger.ts";
+import { createBatchedConfirmer } from "../../src/application/settlement/batched-confirmation.ts";
+import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
+import { delayConfirmation } from "../../bench/settle-delay.ts";
+import { startFaultRig } from "./support/fault-rig.ts";
+import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "./support/payments.ts";
+import { postJson } from "./support/service-harness.ts";
+
+type StatusScript = (signature: string, poll: number) => SignatureStatus | null | Error;
+
+/** Hand-written fake Ledger: statuses and height follow a script; every call is recorded. */
+function scriptedLedger(script: StatusScript, height: () => bigint = () => 100n) {
+  const batches: string[][] = [];
+  let heightReads = 0;
+  const unused = () => Promise.reject(new Error("not used by confirmation"));
+  const ledger: Ledger = {
+    async getSignatureStatuses(signatures) {
+      batches.push([...signatures]);
+      const poll = batches.length;
+      const answers = signatures.map((s) => script(s, poll));
+      const failure = answers.find((a): a is Error => a instanceof Error);
+      if (failure) throw failure;
+      return answers as (SignatureStatus | null)[];
+    },
+    async getBlockHeight() {
+      heightReads += 1;
+      return height();
+    },
+    getLatestBlockhash: unused,
+    isBlockhashValid: unused,
+    getAccount: unused,
+    getMultipleAccounts: unused,
+    getProgramAccounts: unused,
+    simulateTransaction: unused,
+    sendTransaction: unused,
+    ping: unused,
+  };
+  return { ledger, batches, heightReads: () => heightReads };
+}
+
+const confirmed: SignatureStatus = { slot: 1n, confirmationStatus: "confirmed", err: null };
+const processed: SignatureStatus = { slot: 1n, confirmationStatus: "processed", err: null };
+const sig = (n: number) => `sig${n}` as Signature;
+const policy = { pollIntervalMs: 5, maxWaitMs: 2_000 };
+
+describe("batched confirmation (hand-written fake ledger)", () => {
+  test("signatures submitted together are looked up in one getSignatureStatuses call", async () => {
+    const fake = scriptedLedger(() => confirmed);
+    const confirm = createBatchedConfirmer(fake.ledger, policy);
+
+    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => confirm(sig(i), 1_000n)));
+
+    expect(outcomes.every((o) => o.kind === "confirmed")).toBe(true);
+    expect(fake.batches).toHaveLength(1);
+    expect(fake.batches[0]).toHaveLength(50);
+  });
+
+  test("each signature gets its own outcome: confirmed after processed, failed with the on-chain error, expired after one last look", async () => {
+    const fake = scriptedLedger(
+      (signature, poll) => {
+        if (signature === "sig1") return poll < 3 ? processed : confirmed;
+        if (signature === "sig2") return { slot: 1n, confirmationStatus: "confirmed", err: '{"InstructionError":[2,{"Custom":1}]}' };
+        return null;
+      },
+      () => 200n,
+    );
+    const confirm = createBatchedConfirmer(fake.ledger, policy);
+
+    const [one, two, three] = await Promise.all([confirm(sig(1), 1_000n), confirm(sig(2), 1_000n), confirm(sig(3), 150n)]);
+
+    expect(one).toEqual({ kind: "confirmed" });
+    expect(two).toEqual({ kind: "failed", error: '{"InstructionError":[2,{"Custom":1}]}' });
+    expect(three).toEqual({ kind: "expired" });
+    // sig3 was asked about once more, alone, after its blockhash had passed.
+    expect(fake.batches.some((b) => b.length === 1 && b[0] === "sig3")).toBe(true);
+  });
+
+  test("ledger errors are retried; past maxWaitMs the outcome is unknown with the last problem", async () => {
+    const fake = scriptedLedger(() => new LedgerError("unavailable", "getSignatureStatuses: HTTP error 503"));
+    const confirm = createBatchedConfirmer(fake.ledger, { pollIntervalMs: 5, maxWaitMs: 60 });
+
+    const outcome = await confirm(sig(1), 1_000n);
+
+    expect(outcome).toEqual({ kind: "unknown", reason: "getSignatureStatuses: HTTP error 503" });
+    expect(fake.batches.length).toBeGreaterThan(1);
+  });
+
+  test("a bug (not a LedgerError) rejects the waiters instead of being retried as a ledger fault", async () => {
+    const fake = scriptedLedger(() => new TypeError("bug"));
+    const confirm = createBatchedConfirmer(fake.ledger, policy);
+
+    await expect(confirm(sig(1), 1_000n)).rejects.toThrow("bug");
+  });
+});
+
+describe("batched confirmation in the service (settlement service, embedded ledger over JSON-RPC, confirmation visible 300 ms after send, PGlite)", () => {
+  let store: OpenedStore;
+
+  beforeAll(async () => {
+    store = await openStore({ inMemory: true });
+  });
+
+  afterAll(async () => {
+    await store.close();
+  });
+
+  test("60 concurrent distinct settlements all settle with fewer status calls than settlements", async () => {
+    // No fault here: a generous RPC timeout, so a loaded machine cannot fail a settlement.
+    const rig = await startFaultRig({ store, rpcTimeoutMs: 10_000 });
+    try {
+      rig.proxy.setRule(delayConfirmation(300));
+      const payments = await Promise.all(Array.from({ length: 60 }, () => fundedPayment(rig.ledger, rig.feePayer)));
+
+      const replies = await Promise.all(payments.map((p) => postJson(rig.app, "/settle", p.body)));
+
+      expect(replies.filter((r) => r.body["success"] === true)).toHaveLength(60);
+      for (const payment of payments) expect(await usdcOf(rig.ledger, payment.actors.payTo.address)).toBe(DEFAULT_AMOUNT);
+      expect(rig.proxy.forwarded("sendTransaction")).toBe(60);
+      // Polled per settlement, every one would need at least one status call (two or more with a 300 ms delay).
+      expect(rig.proxy.received("getSignatureStatuses")).toBeLessThan(60);
+    } finally {
+      await rig.close();
+    }
+  });
+});

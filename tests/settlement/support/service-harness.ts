@@ -1,0 +1,44 @@
+/**
+ * Builds the real service (`buildService`, the same composition main.ts runs) from an env
+ * record, and talks to its facilitator app through `app.handle` (no socket).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentLogger } from "../../../src/application/ports/logger.ts";
+import { parseAppConfig } from "../../../src/infrastructure/config/app-config.ts";
+import { type Service, buildService } from "../../../src/service.ts";
+
+export type TestService = Service & Readonly<{ dispose(): Promise<void> }>;
+
+export async function startService(env: Readonly<Record<string, string>> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), "settle-test-"));
+  const fullEnv = { DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env };
+  const parsed = parseAppConfig(fullEnv);
+  if (!parsed.ok) throw new Error(`bad test config: ${parsed.errors.join("; ")}`);
+  const service = await buildService(parsed.config, fullEnv, silentLogger);
+  return Object.freeze({
+    ...service,
+    async dispose() {
+      await service.close(5_000);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+export type JsonReply = Readonly<{ status: number; body: Record<string, unknown> }>;
+
+type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
+
+export async function postJson(app: Handles, path: string, body: unknown): Promise<JsonReply> {
+  const response = await app.handle(
+    new Request(`http://facilitator.test${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The `extensions` object of a settle reply, or an empty one. */
+export function extensionsOf(reply: JsonReply): Record<string, unknown> {
+  const extensions = reply.body["extensions"];
+  return typeof extensions === "object" && extensions !== null ? (extensions as Record<string, unknown>) : {};
+}
