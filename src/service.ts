@@ -15,6 +15,7 @@ import { modeKeyOf, verifyAnyPayment } from "./application/modes/verify-any-paym
 import { modeSettlementVerifier } from "./application/settlement/mode-settlement-verifier.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { settlementModeOf } from "./domain/payment/payment-request.ts";
+import { checkRequirements } from "./domain/verification/requirement-checks.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
@@ -115,7 +116,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
           logger: logger.child({ component: "settlement" }),
           network: config.NETWORK,
           verify: (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request)),
-          replayKeyOf: modeKeyOf,
+          // Only a request that names the supported kind may be answered from a stored record.
+          replayKeyOf: (request) =>
+            checkRequirements(request.paymentPayload, request.paymentRequirements, { network: config.NETWORK, asset: config.USDC_MINT }) ? null : modeKeyOf(request),
           sign: async (address, message) => {
             const [signature] = await feePayers.sign(address, [message]);
             if (!signature) throw new Error("signer returned no signature");

@@ -24,10 +24,12 @@ import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts
 import { findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
 import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
+import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { type Service, buildService } from "../../src/service.ts";
 import { PROGRAM_ID, receipt } from "../modes/support/mode-fixtures.ts";
+import { fundedPayment } from "../settlement/support/payments.ts";
 
 const USDC = DEVNET_USDC_MINT as Address;
 const dataDir = mkdtempSync(join(tmpdir(), "modes-http-"));
@@ -117,7 +119,7 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     expect(await balance(attacker)).toBe(0n);
   });
 
-  test("atomic: a confirmed client transfer with its receipt is recorded once, nothing is submitted", async () => {
+  test("atomic: a confirmed client transfer with its receipt is recorded once, nothing is submitted, and a standard payment squatting its paymentId does not block it", async () => {
     const payer = await newKey();
     const payTo = (await newKey()).signer.address;
     await ledger.airdrop(payer.signer.address, 1_000_000_000n);
@@ -149,12 +151,19 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
         receipt({ paymentId: paymentIdBytes, payer: payer.signer.address, payee: payTo, amount: 1_000_000n, txSignature: new Uint8Array(getBase58Encoder().encode(txSignature)) }),
       ),
     });
+    // An attacker who read the paymentId from the public receipt settles a payment of their own
+    // under it first: that must not block the real payment from being recorded.
+    const squatter = await fundedPayment(ledger, feePayer, { amount: 1n });
+    const squatBody = { ...squatter.body, paymentPayload: { ...(squatter.body["paymentPayload"] as object), extensions: { paymentId: paymentIdHex } } };
+    expect(await call("/settle", squatBody)).toMatchObject({ success: true });
+
     const feePayerLamports = ledger.getBalance(feePayer);
     const request = body(payTo, 1_000_000n, { mode: "atomic", paymentId: paymentIdHex, txSignature, receiptPda });
 
     const settled = await call("/settle", request);
     expect(settled).toMatchObject({ success: true, transaction: txSignature, extensions: { mode: "atomic" } });
-    expect((await service.store.settlements.findByPaymentId(paymentIdHex))?.state).toBe("settled");
+    const record = await service.store.settlements.get(modeSettlementKey("atomic", paymentIdHex));
+    expect(record).toMatchObject({ state: "settled", signature: txSignature, mode: "atomic", paymentId: null });
     expect(await call("/settle", request)).toMatchObject({ success: true, transaction: txSignature, extensions: { replayed: true } });
     // Recording costs the fee payer nothing: no transaction of ours was sent.
     expect(ledger.getBalance(feePayer)).toBe(feePayerLamports);

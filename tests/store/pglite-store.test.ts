@@ -41,7 +41,7 @@ describe("PGlite specifics (real PGlite)", () => {
     const d = draft({ amount: 18_446_744_073_709_551_615n });
     const first = await openStore({ dataDir });
     await first.settlements.claim(d);
-    await first.settlements.markSubmitted(d.key);
+    await first.settlements.markSubmitted(d.key, d.signature);
     await first.close();
 
     const second = await openStore({ dataDir });

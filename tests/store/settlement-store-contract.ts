@@ -106,7 +106,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
     test("a failed claim can be claimed again (attempts 2); a settled one cannot", async () => {
       const d = draft();
       const first = await store().claim(d);
-      await store().finish(d.key, { state: "failed", error: "blockhash expired" });
+      await store().finish(d.key, d.signature, { state: "failed", error: "blockhash expired" });
       const failed = await store().get(d.key);
       expect(failed?.state).toBe("failed");
       expect(failed?.error).toBe("blockhash expired");
@@ -120,7 +120,10 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect(retry.record.lastValidBlockHeight).toBe(9_999n);
       expect(retry.record.createdAt.getTime()).toBe(first.record.createdAt.getTime());
 
-      await store().finish(d.key, { state: "settled" });
+      // A late outcome about the first attempt must not finish the retry.
+      expect(await store().finish(d.key, d.signature, { state: "failed", error: "stale reconciler" })).toBe(false);
+      expect((await store().get(d.key))?.state).toBe("pending");
+      expect(await store().finish(d.key, "retry-signature", { state: "settled" })).toBe(true);
       const again = await store().claim(d);
       expect(again.outcome).toBe("exists");
       expect(again.record.state).toBe("settled");
@@ -130,7 +133,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
     test("concurrent retries of one failed claim: exactly one takes it over", async () => {
       const d = draft();
       await store().claim(d);
-      await store().finish(d.key, { state: "failed", error: "rpc down" });
+      await store().finish(d.key, d.signature, { state: "failed", error: "rpc down" });
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) => replica(i).claim({ ...d, signature: `retry-${i}` })),
       );
@@ -145,7 +148,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
     test("a paymentId held only by a failed record serves a new transaction; the failed record gives it up", async () => {
       const failedOne = draft();
       await store().claim(failedOne);
-      await store().finish(failedOne.key, { state: "failed", error: "blockhash expired" });
+      await store().finish(failedOne.key, failedOne.signature, { state: "failed", error: "blockhash expired" });
       const rebuilt = draft({ paymentId: failedOne.paymentId });
       const result = await store().claim(rebuilt);
       expect(result.outcome).toBe("claimed");
@@ -158,7 +161,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
     test("a paymentId held by a settled record is never given up", async () => {
       const settled = draft();
       await store().claim(settled);
-      await store().finish(settled.key, { state: "settled" });
+      await store().finish(settled.key, settled.signature, { state: "settled" });
       const result = await store().claim(draft({ paymentId: settled.paymentId }));
       expect(result.outcome).toBe("exists");
       expect(result.record.key).toBe(settled.key);
@@ -169,7 +172,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       await store().claim(holder);
       const failedOne = draft();
       await store().claim(failedOne);
-      await store().finish(failedOne.key, { state: "failed", error: "x" });
+      await store().finish(failedOne.key, failedOne.signature, { state: "failed", error: "x" });
       const result = await store().claim({ ...failedOne, paymentId: holder.paymentId });
       expect(result.outcome).toBe("exists");
       expect(result.record.key).toBe(holder.key);
@@ -179,20 +182,20 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
     test("pending -> submitted -> settled; finish never overwrites a final state", async () => {
       const settled = draft();
       await store().claim(settled);
-      await store().markSubmitted(settled.key);
+      await store().markSubmitted(settled.key, settled.signature);
       expect((await store().get(settled.key))?.state).toBe("submitted");
-      await store().finish(settled.key, { state: "settled" });
-      await store().finish(settled.key, { state: "failed", error: "late failure" });
-      await store().markSubmitted(settled.key);
+      await store().finish(settled.key, settled.signature, { state: "settled" });
+      await store().finish(settled.key, settled.signature, { state: "failed", error: "late failure" });
+      await store().markSubmitted(settled.key, settled.signature);
       const afterSettled = await store().get(settled.key);
       expect(afterSettled?.state).toBe("settled");
       expect(afterSettled?.error).toBeNull();
 
       const failed = draft();
       await store().claim(failed);
-      await store().finish(failed.key, { state: "failed", error: "first error" });
-      await store().finish(failed.key, { state: "settled" });
-      await store().finish(failed.key, { state: "failed", error: "second error" });
+      await store().finish(failed.key, failed.signature, { state: "failed", error: "first error" });
+      await store().finish(failed.key, failed.signature, { state: "settled" });
+      await store().finish(failed.key, failed.signature, { state: "failed", error: "second error" });
       const afterFailed = await store().get(failed.key);
       expect(afterFailed?.state).toBe("failed");
       expect(afterFailed?.error).toBe("first error");
@@ -206,9 +209,9 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       const c = draft({ key: `m-${tag}` });
       const e = draft({ key: `b-${tag}` });
       for (const d of [a, b, c, e]) await store().claim(d);
-      await store().finish(b.key, { state: "settled" });
-      await store().markSubmitted(c.key);
-      await store().finish(e.key, { state: "failed", error: "x" });
+      await store().finish(b.key, b.signature, { state: "settled" });
+      await store().markSubmitted(c.key, c.signature);
+      await store().finish(e.key, e.signature, { state: "failed", error: "x" });
 
       const unresolved = await store().listUnresolved(1000);
       const ours = unresolved.filter((r) => r.key.endsWith(tag)).map((r) => r.key);

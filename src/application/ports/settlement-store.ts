@@ -43,9 +43,17 @@ export type ClaimResult =
  */
 export type SettlementStore = Readonly<{
   claim(draft: SettlementDraft): Promise<ClaimResult>;
-  markSubmitted(key: string): Promise<void>;
-  /** Moves a pending or submitted record to a final state. No-op if it is already final. */
-  finish(key: string, outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>): Promise<void>;
+  /**
+   * Both writes name the attempt by its signature: a retry of a failed record replaces the
+   * signature, so a late write about an earlier attempt (a slow reconciler, a stale request)
+   * can never touch the new one.
+   */
+  markSubmitted(key: string, signature: string): Promise<void>;
+  /**
+   * Moves a pending or submitted record with this signature to a final state. Returns false,
+   * changing nothing, when the record is already final or holds another attempt.
+   */
+  finish(key: string, signature: string, outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>): Promise<boolean>;
   get(key: string): Promise<SettlementRecord | null>;
   findByPaymentId(paymentId: string): Promise<SettlementRecord | null>;
   /** Records still pending or submitted, oldest first, for crash recovery. */

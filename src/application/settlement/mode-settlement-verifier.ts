@@ -17,7 +17,10 @@ export function modeSettlementVerifier(deps: VerifyAnyDeps & Readonly<{ ledger: 
     const verified = await verifyModeRequest(request, deps);
     if (!verified.ok) return verified;
     const { payTo, asset } = request.paymentRequirements;
-    const common = { paymentId: verified.paymentId, payer: verified.payer, payTo, asset, amount: verified.amount } as const;
+    // SECURITY: the key already carries the paymentId (one record per mode payment). It is not
+    // stored in the shared paymentId column, where a standard payment could otherwise take a
+    // public on-chain receipt's id first and block the real payment from being recorded.
+    const common = { paymentId: null, payer: verified.payer, payTo, asset, amount: verified.amount } as const;
     if (verified.mode !== "delegated") {
       if (!verified.txSignature) return { ok: false, reason: "MODE_INVALID", message: "extensions.txSignature is required" };
       return {

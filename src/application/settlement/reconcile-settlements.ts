@@ -20,19 +20,21 @@ export async function reconcileSettlements(
 ): Promise<ReconcileReport> {
   const open = await deps.store.listUnresolved(batchSize);
   if (open.length === 0) return { examined: 0, settled: 0, failed: 0, resent: 0, open: 0 };
-  const statuses = await deps.ledger.getSignatureStatuses(open.map((r) => r.signature as Signature));
+  // Height first, statuses second: a transaction that lands in its last valid block between the
+  // two reads is then seen landed, never taken for expired.
   const height = await deps.ledger.getBlockHeight();
+  const statuses = await deps.ledger.getSignatureStatuses(open.map((r) => r.signature as Signature));
   const report = { examined: open.length, settled: 0, failed: 0, resent: 0, open: 0 };
   for (const [index, record] of open.entries()) {
     const status = statuses[index] ?? null;
     if (status && status.err === null && status.confirmationStatus !== "processed") {
-      await deps.store.finish(record.key, { state: "settled" });
+      await deps.store.finish(record.key, record.signature, { state: "settled" });
       report.settled++;
     } else if (status && status.err !== null) {
-      await deps.store.finish(record.key, { state: "failed", error: `transaction failed on-chain: ${status.err}` });
+      await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status.err}` });
       report.failed++;
     } else if (!status && isExpired(record, height)) {
-      await deps.store.finish(record.key, { state: "failed", error: "blockhash expired before the transaction landed" });
+      await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
       report.failed++;
     } else {
       if (!status && (await resend(deps, record))) report.resent++;

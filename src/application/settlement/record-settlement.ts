@@ -24,9 +24,9 @@ export async function recordSettlement(deps: SettleTransactionDeps, candidate: R
     if (claim.record.key !== candidate.key) {
       return settleFailure(deps.network, "ALREADY_SETTLED", `paymentId ${candidate.paymentId} was already used for another payment`, candidate.payer);
     }
-    return awaitExisting(deps, claim.record);
+    return awaitExisting(deps, claim.record, candidate);
   }
-  await deps.store.finish(candidate.key, { state: "settled" });
+  await deps.store.finish(candidate.key, candidate.txSignature, { state: "settled" });
   deps.logger.info("recorded mode settlement", { key: candidate.key, mode: candidate.mode, signature: candidate.txSignature });
   return settleResultOf({ ...claim.record, state: "settled" }, false);
 }

@@ -1,10 +1,11 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
+import { LedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
 import { createBatchedConfirmer } from "./batched-confirmation.ts";
 import { createBlockhashWindowReader } from "./blockhash-window.ts";
 import { recordSettlement } from "./record-settlement.ts";
-import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
+import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { type SettleTransactionDeps, type SettlementCandidate, awaitExisting, settleTransaction } from "./settle-transaction.ts";
 
 /** Verification as settlement needs it: the static rules, no simulation (preflight does that). */
@@ -37,7 +38,7 @@ export function createSettlementService(
       replayKeyOf?: (request: PaymentRequest) => string | null;
     }>,
 ): SettlementService {
-  const running = new Map<string, Promise<SettleResponse>>();
+  const running = new Map<string, Readonly<{ paymentId: string | null; execution: Promise<SettleResponse> }>>();
   // One status poll and one blockhash read serve every settlement in flight (see each factory).
   const steps: SettleTransactionDeps = {
     ...deps,
@@ -48,17 +49,30 @@ export function createSettlementService(
   async function settle(request: PaymentRequest): Promise<SettleResponse> {
     const replay = await settledReplay(request);
     if (replay) return replay;
-    const verified = await deps.verify(request);
+    const verified = await verifyOrUnavailable(request);
     if (!verified.ok) return settleFailure(deps.network, verified.reason, verified.message, verified.payer);
     const candidate = verified.candidate;
 
     const shared = running.get(candidate.key);
-    if (shared) return asReplay(await shared);
+    if (shared) {
+      if (shared.paymentId !== candidate.paymentId) return settledUnderOtherPaymentId(deps.network, candidate.payer);
+      return asReplay(await shared.execution);
+    }
     // Registered before the first await below: a duplicate arriving while the store lookup is
     // in flight must join this execution, not co-sign (a KMS/HSM call) and claim on its own.
     const execution = settleCandidate(candidate).finally(() => running.delete(candidate.key));
-    running.set(candidate.key, execution);
+    running.set(candidate.key, { paymentId: candidate.paymentId, execution });
     return execution;
+  }
+
+  /** Mode checks read the ledger; an outage there is a failed settlement, not a 500. */
+  async function verifyOrUnavailable(request: PaymentRequest): ReturnType<VerifyForSettlement> {
+    try {
+      return await deps.verify(request);
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      return { ok: false, reason: "SETTLEMENT_FAILED", message: `the ledger is unavailable (${error.message}); nothing was submitted, retry later` };
+    }
   }
 
   async function settleCandidate(candidate: SettlementCandidate): Promise<SettleResponse> {
@@ -67,7 +81,7 @@ export function createSettlementService(
       const conflict = paymentIdConflict(previous, candidate);
       if (conflict) return settleFailure(deps.network, "ALREADY_SETTLED", conflict, candidate.payer);
       if (previous.state === "settled") return settleResultOf(previous, true);
-      if (previous.state !== "failed") return awaitExisting(steps, previous);
+      if (previous.state !== "failed") return awaitExisting(steps, previous, candidate);
       // A failed settlement may be retried with the same transaction: fall through to a new claim.
     }
     return candidate.kind === "record" ? recordSettlement(steps, candidate) : settleTransaction(steps, candidate);
@@ -86,7 +100,7 @@ export function createSettlementService(
     settle,
     inFlight: () => running.size,
     drain: async () => {
-      while (running.size > 0) await Promise.allSettled([...running.values()]);
+      while (running.size > 0) await Promise.allSettled([...running.values()].map((r) => r.execution));
     },
   });
 }
@@ -101,12 +115,14 @@ async function findPrevious(store: SettlementStore, candidate: SettlementCandida
  * settled payment as its own).
  */
 function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCandidate): string | null {
-  // A failed payment moved nothing: its paymentId may be reused by a rebuilt transaction.
-  if (previous.key !== candidate.key && previous.state === "failed") return null;
-  if (previous.key !== candidate.key) return `paymentId ${candidate.paymentId} was already used for another transaction (${previous.signature})`;
+  // A failed payment moved nothing: its paymentId may be reused, its transaction retried.
+  if (previous.state === "failed") return null;
+  if (previous.key !== candidate.key) return `paymentId ${candidate.paymentId} was already used for another transaction`;
+  if (previous.paymentId !== candidate.paymentId) return "this payment was already settled or is settling under another paymentId";
   if (termsConflict(previous, candidate)) return `paymentId ${candidate.paymentId} was already used for a payment with other terms`;
   return null;
 }
+
 
 function termsConflict(record: SettlementRecord, terms: Readonly<{ payTo: string; asset: string; amount: bigint }>): boolean {
   return record.payTo !== terms.payTo || record.asset !== terms.asset || record.amount !== terms.amount;

@@ -37,3 +37,12 @@ export function settleResultOf(record: SettlementRecord, replayed: boolean): Set
     record.payer,
   );
 }
+
+/**
+ * SECURITY: one payment answers for one paymentId. A transaction already settled (or settling)
+ * under another paymentId is refused, or a resource server keyed on paymentId would deliver
+ * twice for a single transfer.
+ */
+export function settledUnderOtherPaymentId(network: string, payer: string): SettleResponse {
+  return settleFailure(network, "ALREADY_SETTLED", "this payment was already settled or is settling under another paymentId", payer);
+}

@@ -14,7 +14,7 @@ import type { SettlementRecord, SettlementStore } from "../ports/settlement-stor
 import type { Confirmer } from "./batched-confirmation.ts";
 import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
-import { type SettleResponse, settleFailure, settleResultOf } from "./settle-response.ts";
+import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
 import { submitTransaction } from "./submit-transaction.ts";
 
@@ -31,7 +31,7 @@ export type SettlementCandidate = TransactionCandidate | RecordCandidate;
 export type RecordCandidate = Readonly<{
   kind: "record";
   key: string;
-  paymentId: string;
+  paymentId: string | null;
   payer: string;
   payTo: string;
   asset: string;
@@ -117,22 +117,27 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
     if (claim.record.key !== candidate.key) {
       return settleFailure(network, "ALREADY_SETTLED", `paymentId ${candidate.paymentId} was already used for another transaction`, candidate.payer);
     }
-    return awaitExisting(deps, claim.record);
+    return awaitExisting(deps, claim.record, candidate);
   }
 
   const log = deps.logger.child({ key: candidate.key, signature });
   const submission = await submitTransaction(ledger, wire, signature);
   if (submission.kind === "rejected") {
-    await store.finish(candidate.key, { state: "failed", error: submission.error });
+    // Nothing landed, so a store failure here only leaves an open record for recovery to fail.
+    await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error: submission.error })));
     log.info("settlement rejected by the ledger", { error: submission.error });
     return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
   }
-  await persistQuietly(log, () => store.markSubmitted(candidate.key));
+  await persistQuietly(log, () => store.markSubmitted(candidate.key, signature));
 
   const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation));
   switch (outcome.kind) {
     case "confirmed":
-      await persistQuietly(log, () => store.finish(candidate.key, { state: "settled" }));
+      await persistQuietly(log, async () => {
+        if (!(await store.finish(candidate.key, signature, { state: "settled" }))) {
+          log.error("confirmed on the ledger but the record was already final or retaken", { state: (await store.get(candidate.key))?.state });
+        }
+      });
       log.info("settled", { payer: candidate.payer, amount: candidate.amount });
       return {
         success: true,
@@ -144,7 +149,7 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
     case "failed":
     case "expired": {
       const error = outcome.kind === "failed" ? `transaction failed on-chain: ${outcome.error}` : "blockhash expired before the transaction was confirmed";
-      await persistQuietly(log, () => store.finish(candidate.key, { state: "failed", error }));
+      await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error })));
       return settleFailure(network, "SETTLEMENT_FAILED", error, candidate.payer);
     }
     case "unknown":
@@ -160,7 +165,12 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
 }
 
 /** Another request or replica holds the claim: wait for its final state instead of submitting. */
-export async function awaitExisting(deps: SettleTransactionDeps, record: SettlementRecord): Promise<SettleResponse> {
+export async function awaitExisting(
+  deps: SettleTransactionDeps,
+  record: SettlementRecord,
+  candidate: Readonly<{ paymentId: string | null; payer: string }>,
+): Promise<SettleResponse> {
+  if (record.paymentId !== candidate.paymentId) return settledUnderOtherPaymentId(record.network, candidate.payer);
   const deadline = Date.now() + (deps.duplicateWaitMs ?? 30_000);
   let current: SettlementRecord | null = record;
   while (current && (current.state === "pending" || current.state === "submitted") && Date.now() < deadline) {

@@ -24,6 +24,7 @@ export async function submitTransaction(
   backoffMs = 200,
 ): Promise<SubmissionOutcome> {
   let lastError = "";
+  let uncertain = false;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
       const signature = await ledger.sendTransaction(wire);
@@ -32,7 +33,11 @@ export async function submitTransaction(
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       if (ALREADY_PROCESSED.test(error.message)) return { kind: "sent" };
-      if (error.kind === "rejected") return { kind: "rejected", error: error.message };
+      // SECURITY: after a lost answer the first send may still land; a later refusal (a lagging
+      // node saying "blockhash not found", say) then proves nothing, and calling it final would
+      // let a rebuilt retry pay twice. Confirmation and recovery decide instead.
+      if (error.kind === "rejected") return uncertain ? { kind: "uncertain", error: error.message } : { kind: "rejected", error: error.message };
+      uncertain = true;
       lastError = error.message;
       if (attempt < attempts) await sleep(backoffMs * attempt);
     }

@@ -42,13 +42,16 @@ const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHER
 
 const MARK_SUBMITTED = `
   UPDATE settlements SET state = 'submitted', updated_at = now()
-   WHERE key = $1 AND state = 'pending'`;
+   WHERE key = $1 AND signature = $2 AND state = 'pending'`;
 
 // SECURITY: a final state is never overwritten, so a late or replayed confirmation cannot
 // flip a settled payment to failed (inviting a second submission) or a failure to settled.
+// SECURITY: the signature condition keeps a late outcome of an earlier attempt from finishing a
+// retry of the same key (which would let a third attempt run while the second may still land).
 const FINISH = `
   UPDATE settlements SET state = $2, error = $3, updated_at = now()
-   WHERE key = $1 AND state IN ('pending', 'submitted')`;
+   WHERE key = $1 AND signature = $4 AND state IN ('pending', 'submitted')
+  RETURNING key`;
 
 const SELECT_UNRESOLVED = `
   SELECT ${SETTLEMENT_COLUMNS} FROM settlements
@@ -65,12 +68,12 @@ const SELECT_UNRESOLVED = `
 export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
   return Object.freeze({
     claim: (draft: SettlementDraft) => claim(db, draft),
-    async markSubmitted(key: string): Promise<void> {
-      await db.query(MARK_SUBMITTED, [key]);
+    async markSubmitted(key: string, signature: string): Promise<void> {
+      await db.query(MARK_SUBMITTED, [key, signature]);
     },
-    async finish(key, outcome): Promise<void> {
+    async finish(key, signature, outcome): Promise<boolean> {
       const error = outcome.state === "failed" ? outcome.error : null;
-      await db.query(FINISH, [key, outcome.state, error]);
+      return (await db.query(FINISH, [key, outcome.state, error, signature])).length > 0;
     },
     get: (key: string) => selectOne(db, SELECT_BY_KEY, key),
     findByPaymentId: (paymentId: string) => selectOne(db, SELECT_BY_PAYMENT_ID, paymentId),
