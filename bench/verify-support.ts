@@ -1,4 +1,4 @@
-/** Shared pieces of the verification benchmarks: payment pools, the load loop, percentiles. */
+/** Shared pieces of the verification benchmarks: payment pools, result lines, child-process plumbing. */
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import {
@@ -14,10 +14,9 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { readFileSync } from "node:fs";
+import type { LoadResult } from "./verify-load.ts";
 
 export const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr" as Address;
-
-export type LoadResult = Readonly<{ requests: number; failures: number; seconds: number; p50: number; p99: number }>;
 
 /** Builds `count` distinct, validly signed payments (distinct memo nonces) as /verify JSON bodies. */
 export async function buildPaymentBodies(
@@ -74,41 +73,6 @@ export async function buildPaymentBodies(
   return bodies;
 }
 
-/** Fires bodies round-robin at `url` with `concurrency` keep-alive workers for `seconds`. */
-export async function runLoad(url: string, bodies: readonly string[], seconds: number, concurrency: number): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let next = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  async function worker(): Promise<void> {
-    while (performance.now() < deadline) {
-      const body = bodies[next++ % bodies.length] ?? "";
-      const t0 = performance.now();
-      try {
-        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const text = await response.text();
-        if (response.status !== 200 || !text.includes('"isValid":true')) {
-          failures++;
-          if (failures <= 3) console.error(`  unexpected answer: ${response.status} ${text.slice(0, 200)}`);
-        }
-      } catch (error) {
-        failures++;
-        if (failures <= 3) console.error(`  request failed: ${String(error)}`);
-      }
-      latencies.push(performance.now() - t0);
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, failures, seconds: elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
-}
-
-export function percentile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
-
 /** Peak resident set size of a process (Linux VmHWM), in MiB. */
 export function peakRssMiB(pid: number): number {
   try {
@@ -120,10 +84,39 @@ export function peakRssMiB(pid: number): number {
   }
 }
 
-export function format(name: string, result: LoadResult, rss: number): string {
+/**
+ * CPU time (user + system) used so far, in ms, from Linux /proc (NaN elsewhere): the whole process
+ * (all threads), or with `thread` one thread of it, e.g. the main thread (thread id = pid).
+ */
+export function cpuMs(pid: number, thread?: number): number {
+  try {
+    const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+    const fields = readFileSync(path, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU the server spent per request during a run: all threads, and its main (event-loop) thread. */
+export type CpuPerRequest = Readonly<{ processMicros: number; mainThreadMicros: number }>;
+
+/** Samples a process's CPU before a run; call the result after it to get the per-request figures. */
+export function measureCpu(pid: number): (requests: number) => CpuPerRequest {
+  const process0 = cpuMs(pid);
+  const main0 = cpuMs(pid, pid);
+  return (requests) => ({
+    processMicros: ((cpuMs(pid) - process0) * 1000) / Math.max(1, requests),
+    mainThreadMicros: ((cpuMs(pid, pid) - main0) * 1000) / Math.max(1, requests),
+  });
+}
+
+export function format(name: string, result: LoadResult, rss: number, cpu?: CpuPerRequest): string {
   const rps = result.requests / result.seconds;
+  const cpuText = cpu ? `  CPU/request ${cpu.processMicros.toFixed(0)} µs (event loop ${cpu.mainThreadMicros.toFixed(0)} µs)` : "";
   return `${name.padEnd(28)} ${rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  ` +
-    `peak RSS ${rss.toFixed(0)} MiB  (${result.requests} requests, ${result.failures} not valid)`;
+    `peak RSS ${rss.toFixed(0)} MiB${cpuText}  (${result.requests} requests, ${result.failures} not valid, load: ${result.generator})`;
 }
 
 /** Reads one `READY {json}` line from a child's stdout. */

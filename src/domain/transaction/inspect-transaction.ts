@@ -77,10 +77,11 @@ function buildView(wire: Uint8Array, raw: RawTransaction): InspectionResult {
   const signatures: Record<Address, SignatureBytes | null> = {};
   for (let i = 0; i < raw.numSigners; i++) {
     const address = staticAccounts[i];
+    const publicKey = raw.accountKeys[i];
     const bytes = raw.signatures[i];
-    if (!address || !bytes) return failed("signature slots do not match the signers");
+    if (!address || !publicKey || !bytes) return failed("signature slots do not match the signers");
     const signature = isAllZero(bytes) ? null : new Uint8Array(bytes);
-    signatureSlots.push({ address, signature });
+    signatureSlots.push({ address, publicKey: new Uint8Array(publicKey), signature });
     // kit's own representation, so settlement can co-sign without decoding again.
     signatures[address] = signature as SignatureBytes | null;
   }

@@ -32,7 +32,12 @@ export type InspectedInstruction = Readonly<{
   meaning: InstructionMeaning;
 }>;
 
-export type SignatureSlot = Readonly<{ address: Address; signature: Uint8Array | null }>;
+export type SignatureSlot = Readonly<{
+  address: Address;
+  /** The signer's 32 public-key bytes as they appear in the message (what `address` encodes). */
+  publicKey: Uint8Array<ArrayBuffer>;
+  signature: Uint8Array<ArrayBuffer> | null;
+}>;
 
 /**
  * Everything verification needs from a wire transaction, decoded once. `transaction` is
@@ -41,7 +46,7 @@ export type SignatureSlot = Readonly<{ address: Address; signature: Uint8Array |
 export type TransactionView = Readonly<{
   wire: Uint8Array;
   transaction: Transaction;
-  messageBytes: Uint8Array;
+  messageBytes: Uint8Array<ArrayBuffer>;
   version: "legacy" | 0;
   feePayer: Address;
   /** One slot per required signer, fee payer first; `signature` null when the slot is all zeros. */

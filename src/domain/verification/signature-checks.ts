@@ -1,8 +1,5 @@
-import { getAddressEncoder, type Address } from "@solana/kit";
 import type { TransactionView } from "../transaction/transaction-view.ts";
 import { reject, type Rejection } from "./rejection.ts";
-
-const addressEncoder = getAddressEncoder();
 
 /**
  * SECURITY: every required signature other than the fee payer's is verified over the message
@@ -14,18 +11,48 @@ export async function checkPayerSignatures(view: TransactionView): Promise<Rejec
   for (const slot of others) {
     if (slot.signature === null) return reject("PAYER_SIGNATURE_INVALID", `signature of ${slot.address} is missing`);
   }
-  const results = await Promise.all(others.map((slot) => verifyEd25519(slot.address, slot.signature, view.messageBytes)));
+  const results = await Promise.all(
+    others.map((slot) => verifyEd25519(slot.address, slot.publicKey, slot.signature, view.messageBytes)),
+  );
   const badIndex = results.indexOf(false);
   const bad = others[badIndex];
   return bad ? reject("PAYER_SIGNATURE_INVALID", `signature of ${bad.address} does not verify`) : null;
 }
 
-/** WebCrypto Ed25519 (native in Bun and Deno). Any failure, including a malformed key, is "invalid". */
-async function verifyEd25519(address: Address, signature: Uint8Array | null, message: Uint8Array): Promise<boolean> {
-  if (signature === null || signature.byteLength !== 64) return false;
+/** Imported verification keys by address. Payers pay again and again, and importKey is not free. */
+const KEY_CACHE_CAPACITY = 10_000;
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+
+/** The public key as a WebCrypto key, imported once per address (bounded, oldest evicted first). */
+function verificationKey(address: string, publicKey: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  const cached = importedKeys.get(address);
+  if (cached) return cached;
+  const imported = crypto.subtle.importKey("raw", publicKey, "Ed25519", false, ["verify"]);
+  // A key that fails to import is not kept: the next attempt fails (or succeeds) on its own.
+  imported.catch(() => importedKeys.delete(address));
+  if (importedKeys.size >= KEY_CACHE_CAPACITY) {
+    const oldest = importedKeys.keys().next();
+    if (!oldest.done) importedKeys.delete(oldest.value);
+  }
+  importedKeys.set(address, imported);
+  return imported;
+}
+
+/**
+ * WebCrypto Ed25519 (native in Bun and Deno; Bun runs it on its worker pool, off the event
+ * loop). The key is the raw 32 bytes from the message: converting the base58 address back to
+ * bytes cost more than the verification itself. `address` is those same bytes in base58, so it
+ * names the key exactly. Any failure, including a malformed key, is "invalid".
+ */
+async function verifyEd25519(
+  address: string,
+  publicKey: Uint8Array<ArrayBuffer>,
+  signature: Uint8Array<ArrayBuffer> | null,
+  message: Uint8Array<ArrayBuffer>,
+): Promise<boolean> {
+  if (signature === null || signature.byteLength !== 64 || publicKey.byteLength !== 32) return false;
   try {
-    const key = await crypto.subtle.importKey("raw", new Uint8Array(addressEncoder.encode(address)), "Ed25519", false, ["verify"]);
-    return await crypto.subtle.verify("Ed25519", key, new Uint8Array(signature), new Uint8Array(message));
+    return await crypto.subtle.verify("Ed25519", await verificationKey(address, publicKey), signature, message);
   } catch {
     return false;
   }
