@@ -28,7 +28,12 @@ import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-k
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { type Service, buildService } from "../../src/service.ts";
-import { PROGRAM_ID, receipt } from "../modes/support/mode-fixtures.ts";
+import { AGENT_MINT, PROGRAM_ID, delegation, receipt } from "../modes/support/mode-fixtures.ts";
+import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
+import { encodeDelegation } from "../../src/domain/modes/delegation.ts";
+import { findAgentPda, findDelegationPda } from "../../src/domain/modes/mode-pdas.ts";
+import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
+import { getU64Encoder } from "@solana/kit";
 import { fundedPayment } from "../settlement/support/payments.ts";
 
 const USDC = DEVNET_USDC_MINT as Address;
@@ -102,6 +107,36 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     expect(replay).toMatchObject({ success: true, transaction: settled["transaction"], extensions: { replayed: true } });
     expect(await balance(payTo)).toBe(2_000_000n);
     expect(await call("/verify", request)).toMatchObject({ isValid: false, invalidReason: "ALREADY_SETTLED" });
+  });
+
+  test("delegated (client-side Delegation): concurrent payments cannot spend past the Delegation's total, whatever the SPL allowance", async () => {
+    const payer = await newKey();
+    const operator = await newKey();
+    const payTo = (await newKey()).signer.address;
+    // 5 USDC total, 1 already spent by the program: 4 USDC left for us, although the SPL allowance is 100.
+    const value = delegation({ delegator: payer.signer.address, delegate: operator.signer.address, ownerVersion: 1n, maxSpendTotal: 5_000_000n, spentTotal: 1_000_000n, expiresAt: 0n });
+    const [delegationPda] = await findDelegationPda(PROGRAM_ID, payer.signer.address, operator.signer.address, value.delegationId);
+    ledger.setAccount(delegationPda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: encodeDelegation(value) });
+    const [agentPda] = await findAgentPda(PROGRAM_ID, AGENT_MINT);
+    const agent = new Uint8Array(300);
+    agent.set(AGENT_IDENTITY_DISCRIMINATOR, 0);
+    agent.set(getU64Encoder().encode(1n), AGENT_OWNER_VERSION_OFFSET);
+    ledger.setAccount(agentPda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: agent });
+    await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 100_000_000n, delegate: feePayer, delegatedAmount: 100_000_000n });
+    await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
+
+    async function clientSideRequest() {
+      const paymentId = randomPaymentId();
+      const timestamp = Math.floor(Date.now() / 1000);
+      const fields = { paymentIdHex: paymentId, payer: payer.signer.address, payTo, asset: USDC, amount: 1_500_000n, timestamp };
+      const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), operator.secret)).toString("base64");
+      return body(payTo, 1_500_000n, { mode: "delegated", paymentId, delegationPda, payer: payer.signer.address, signature, timestamp });
+    }
+    const requests = await Promise.all(Array.from({ length: 5 }, clientSideRequest));
+    const answers = await Promise.all(requests.map((r) => call("/settle", r)));
+    expect(answers.filter((a) => a["success"] === true).length).toBe(2);
+    expect(answers.filter((a) => a["errorReason"] === "DELEGATION_BUDGET_EXCEEDED").length).toBe(3);
+    expect(await balance(payTo)).toBe(3_000_000n);
   });
 
   test("delegated: a proof for another payTo is refused and nothing moves (proof binds the terms)", async () => {

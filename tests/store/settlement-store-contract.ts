@@ -179,6 +179,31 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect((await store().get(failedOne.key))?.state).toBe("failed");
     });
 
+    test("budgeted claims: 20 concurrent payments against one Delegation never exceed its budget", async () => {
+      const delegation = uniqueId("delegation");
+      const budget = { delegation, remaining: 5_000_000n, usesRemaining: null };
+      const drafts = Array.from({ length: 20 }, () => draft({ mode: "delegated", paymentId: null, amount: 2_000_000n }));
+      const results = await Promise.all(drafts.map((d) => store().claimWithinBudget(d, budget)));
+      expect(results.filter((r) => r.outcome === "claimed").length).toBe(2);
+      expect(results.filter((r) => r.outcome === "over-budget").length).toBe(18);
+
+      // A failed payment spent nothing: its share of the budget is free again.
+      const first = drafts[results.findIndex((r) => r.outcome === "claimed")];
+      if (!first) throw new Error("no claim");
+      await store().finish(first.key, first.signature, { state: "failed", error: "expired" });
+      expect((await store().claimWithinBudget(draft({ mode: "delegated", paymentId: null, amount: 2_000_000n }), budget)).outcome).toBe("claimed");
+      expect((await store().claimWithinBudget(draft({ mode: "delegated", paymentId: null, amount: 1_000_001n }), budget)).outcome).toBe("over-budget");
+      // Another Delegation has its own budget.
+      expect((await store().claimWithinBudget(draft({ mode: "delegated", paymentId: null }), { ...budget, delegation: uniqueId("other") })).outcome).toBe("claimed");
+    });
+
+    test("budgeted claims honour the Delegation's remaining uses", async () => {
+      const budget = { delegation: uniqueId("delegation"), remaining: null, usesRemaining: 2n };
+      const outcomes = [];
+      for (let i = 0; i < 3; i++) outcomes.push((await store().claimWithinBudget(draft({ mode: "delegated", paymentId: null }), budget)).outcome);
+      expect(outcomes).toEqual(["claimed", "claimed", "over-budget"]);
+    });
+
     test("pending -> submitted -> settled; finish never overwrites a final state", async () => {
       const settled = draft();
       await store().claim(settled);

@@ -11,7 +11,11 @@ export type DelegatedSettlement = TokenDelegateGrant &
     authorisation: "client" | "server";
     /** The Delegation account checked, when one was given. */
     delegationPda?: Address;
+    /** Client-side: what that Delegation still allows (null: unlimited). */
+    budget?: DelegationBudget;
   }>;
+
+export type DelegationBudget = Readonly<{ remaining: bigint | null; usesRemaining: bigint | null }>;
 
 export type ModeVerified = Readonly<{
   ok: true;

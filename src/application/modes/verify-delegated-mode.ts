@@ -14,7 +14,7 @@ import type { AtaDeriver } from "../../domain/payment/associated-token-account.t
 import { reject, type Rejection } from "../../domain/verification/rejection.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Ledger } from "../ports/ledger.ts";
-import { isRejection, modeRejected, type ModeVerificationResult } from "./mode-result.ts";
+import { type DelegationBudget, isRejection, modeRejected, type ModeVerificationResult } from "./mode-result.ts";
 import { readTokenAccount } from "./read-token-account.ts";
 
 export type DelegatedModeDeps = Readonly<{
@@ -86,11 +86,13 @@ export async function verifyDelegatedMode(
   }
 
   let proofSigner = payer;
+  let budget: DelegationBudget | undefined;
   if (extensions.delegationPda !== undefined) {
     const delegation = await checkDelegationAt(extensions.delegationPda, payer, extensions, terms, deps);
     if (isRejection(delegation)) return modeRejected(delegation, payer);
     payer ??= delegation.delegator;
     proofSigner = delegation.delegate;
+    budget = budgetOf(delegation);
   }
   if (payer === undefined || proofSigner === undefined) {
     return modeRejected(reject("MODE_INVALID", "delegated mode needs extensions.payer or extensions.delegationPda"));
@@ -126,6 +128,17 @@ export async function verifyDelegatedMode(
       ...grant,
       authorisation: extensions.delegationPda !== undefined ? "client" : "server",
       ...(extensions.delegationPda ? { delegationPda: extensions.delegationPda } : {}),
+      ...(budget ? { budget } : {}),
     }),
   });
+}
+
+/**
+ * What the Delegation still allows as the ledger records it (0 means "no limit" in the IDL).
+ * Settlement charges our own transfers against it in the store, because SPL delegate transfers
+ * never update the Delegation's spent_total.
+ */
+function budgetOf(delegation: Delegation): DelegationBudget {
+  const remaining = delegation.maxSpendTotal === 0n ? null : delegation.maxSpendTotal - delegation.spentTotal;
+  return { remaining: remaining !== null && remaining < 0n ? 0n : remaining, usesRemaining: delegation.usesRemaining === 0n ? null : delegation.usesRemaining };
 }

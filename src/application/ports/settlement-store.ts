@@ -37,12 +37,34 @@ export type ClaimResult =
   | Readonly<{ outcome: "exists"; record: SettlementRecord }>;
 
 /**
+ * What one on-chain Delegation still allows the facilitator to spend. Our delegated transfers
+ * use SPL delegate authority, so the program never counts them in the Delegation's
+ * spent_total: the store counts them instead, per Delegation.
+ */
+export type SpendingBudget = Readonly<{
+  /** The Delegation account's address. */
+  delegation: string;
+  /** max_spend_total - spent_total as the ledger has it; null when the Delegation has no total. */
+  remaining: bigint | null;
+  /** uses_remaining as the ledger has it; null when unlimited. */
+  usesRemaining: bigint | null;
+}>;
+
+export type BudgetedClaimResult = ClaimResult | Readonly<{ outcome: "over-budget"; spent: bigint; uses: bigint }>;
+
+/**
  * Durable settlement records. `claim` is atomic: of any number of concurrent claims for
  * one key or paymentId, across processes sharing the database, exactly one gets `claimed`.
  * A record in state `failed` may be claimed again (a retry); that claim replaces its draft.
  */
 export type SettlementStore = Readonly<{
   claim(draft: SettlementDraft): Promise<ClaimResult>;
+  /**
+   * `claim`, refused when this record's amount plus every other non-failed record charged to the
+   * same Delegation would exceed the budget. Check and claim are one atomic step per Delegation,
+   * across processes, so concurrent payments cannot overspend it together.
+   */
+  claimWithinBudget(draft: SettlementDraft, budget: SpendingBudget): Promise<BudgetedClaimResult>;
   /**
    * Both writes name the attempt by its signature: a retry of a failed record replaces the
    * signature, so a late write about an earlier attempt (a slow reconciler, a stale request)

@@ -53,6 +53,7 @@ export function modeSettlementVerifier(deps: VerifyAnyDeps & Readonly<{ ledger: 
         feePayer: delegated.delegateAuthority,
         transaction,
         blockhash: latest.blockhash,
+        ...(delegated.budget && delegated.delegationPda ? { budget: { delegation: delegated.delegationPda, ...delegated.budget } } : {}),
         ...common,
       },
     };

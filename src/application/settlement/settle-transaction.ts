@@ -10,7 +10,7 @@ import {
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { SettlementRecord, SettlementStore, SpendingBudget } from "../ports/settlement-store.ts";
 import type { Confirmer } from "./batched-confirmation.ts";
 import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
@@ -54,6 +54,8 @@ export type TransactionCandidate = Readonly<{
   transaction: Transaction;
   /** The message's recent blockhash, re-checked just before signing. */
   blockhash: string;
+  /** Client-side delegated payments: the Delegation budget the claim is charged to. */
+  budget?: SpendingBudget;
 }>;
 
 export type SettleTransactionDeps = Readonly<{
@@ -99,7 +101,7 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
   const wire = new Uint8Array(getTransactionEncoder().encode(signed));
   const signature = getBase58Decoder().decode(signatureBytes) as Signature;
 
-  const claim = await store.claim({
+  const draft = {
     key: candidate.key,
     paymentId: candidate.paymentId,
     payer: candidate.payer,
@@ -111,7 +113,16 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
     signature,
     wireTransaction: getBase64Decoder().decode(wire),
     lastValidBlockHeight,
-  });
+  };
+  const claim = candidate.budget ? await store.claimWithinBudget(draft, candidate.budget) : await store.claim(draft);
+  if (claim.outcome === "over-budget") {
+    return settleFailure(
+      network,
+      "DELEGATION_BUDGET_EXCEEDED",
+      `the Delegation's budget is spent: ${claim.spent} base units and ${claim.uses} uses are already charged to it by this facilitator`,
+      candidate.payer,
+    );
+  }
   if (claim.outcome === "exists") {
     // SECURITY: the paymentId is held by another transaction; never answer with that payment's result.
     if (claim.record.key !== candidate.key) {

@@ -54,9 +54,16 @@ CREATE TABLE auth_nonces (
 CREATE INDEX auth_nonces_expires_at_idx ON auth_nonces (expires_at);
 `;
 
+/** Delegated payments charged to an on-chain Delegation, for its spending budget. */
+const ADD_SETTLEMENT_DELEGATION = `
+ALTER TABLE settlements ADD COLUMN delegation text;
+CREATE INDEX settlements_delegation_idx ON settlements (delegation) WHERE delegation IS NOT NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
+  Object.freeze({ version: 3, name: "settlement_delegation", sql: ADD_SETTLEMENT_DELEGATION }),
 ]);
 
 /** The schema version a fully migrated database reports. */

@@ -1,4 +1,6 @@
 import type {
+  BudgetedClaimResult,
+  SpendingBudget,
   ClaimResult,
   SettlementDraft,
   SettlementRecord,
@@ -37,6 +39,14 @@ const RELEASE_FAILED_PAYMENT_ID = `
    WHERE payment_id = $1 AND state = 'failed'
   RETURNING key`;
 
+// Serialises budget checks per Delegation across every connection and process.
+const LOCK_DELEGATION = `SELECT pg_advisory_xact_lock(hashtext($1)) AS locked`;
+const DELEGATION_USE = `
+  SELECT coalesce(sum(amount), 0)::text AS spent, count(*)::text AS uses
+    FROM settlements
+   WHERE delegation = $1 AND state <> 'failed' AND key <> $2`;
+const SET_DELEGATION = `UPDATE settlements SET delegation = $2 WHERE key = $1`;
+
 const SELECT_BY_KEY = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE key = $1`;
 const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE payment_id = $1`;
 
@@ -68,6 +78,20 @@ const SELECT_UNRESOLVED = `
 export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
   return Object.freeze({
     claim: (draft: SettlementDraft) => claim(db, draft),
+    claimWithinBudget: (draft: SettlementDraft, budget: SpendingBudget) =>
+      db.transaction(async (tx): Promise<BudgetedClaimResult> => {
+        assertDraft(draft);
+        await tx.query(LOCK_DELEGATION, [budget.delegation]);
+        const [use] = await tx.query(DELEGATION_USE, [budget.delegation, draft.key]);
+        const spent = BigInt(String(use?.["spent"] ?? "0"));
+        const uses = BigInt(String(use?.["uses"] ?? "0"));
+        const overTotal = budget.remaining !== null && spent + draft.amount > budget.remaining;
+        const overUses = budget.usesRemaining !== null && uses + 1n > budget.usesRemaining;
+        if (overTotal || overUses) return Object.freeze({ outcome: "over-budget", spent, uses });
+        const result = await claim(tx, draft);
+        if (result.outcome === "claimed") await tx.query(SET_DELEGATION, [draft.key, budget.delegation]);
+        return result;
+      }),
     async markSubmitted(key: string, signature: string): Promise<void> {
       await db.query(MARK_SUBMITTED, [key, signature]);
     },
