@@ -173,7 +173,15 @@ describe("verifyModePayment, delegated client-side (real ed25519 proof by the De
       paymentId: PAYMENT_ID_HEX,
       payer: PAYER,
       amount: 1_000_000n,
-      delegated: { sourceTokenAccount: source, owner: PAYER, delegateAuthority: FEE_PAYER, authorisation: "client", delegationPda: pda },
+      delegated: {
+        sourceTokenAccount: source,
+        owner: PAYER,
+        delegateAuthority: FEE_PAYER,
+        authorisation: "client",
+        delegationPda: pda,
+        // The fixture's max_spend_total 20 USDC minus spent_total 4; uses_remaining 0 is unlimited.
+        budget: { remaining: 16_000_000n, usesRemaining: null },
+      },
     });
   });
 
