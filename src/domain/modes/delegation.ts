@@ -2,8 +2,6 @@ import {
   getAddressCodec,
   getArrayCodec,
   getBooleanCodec,
-  getConstantCodec,
-  getHiddenPrefixCodec,
   getI64Codec,
   getNullableCodec,
   getStructCodec,
@@ -14,7 +12,7 @@ import {
   type Codec,
   type ReadonlyUint8Array,
 } from "@solana/kit";
-import { decodeAccountData, type DecodeResult } from "../registry/decode-result.ts";
+import { anchorAccountCodec, type DecodeResult } from "../registry/decode-result.ts";
 
 /** `account:Delegation` discriminator from the registry IDL (sha256 prefix; checked by a test). */
 export const DELEGATION_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([237, 90, 140, 159, 124, 255, 243, 80]);
@@ -91,18 +89,9 @@ function getDelegationFieldsCodec() {
   ]);
 }
 
-let cachedCodec: Codec<Delegation> | undefined;
+const account = anchorAccountCodec(DELEGATION_DISCRIMINATOR, getDelegationFieldsCodec);
 
-/** Discriminator + Borsh fields. Decoding ignores trailing padding (Anchor allocates max size). */
-export function getDelegationCodec(): Codec<Delegation> {
-  cachedCodec ??= getHiddenPrefixCodec(getDelegationFieldsCodec(), [getConstantCodec(DELEGATION_DISCRIMINATOR)]);
-  return cachedCodec;
-}
-
-export function encodeDelegation(delegation: Delegation): Uint8Array {
-  return new Uint8Array(getDelegationCodec().encode(delegation));
-}
-
-export function decodeDelegation(data: ReadonlyUint8Array): DecodeResult<Delegation> {
-  return decodeAccountData(getDelegationCodec(), DELEGATION_DISCRIMINATOR, data);
-}
+/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
+export const getDelegationCodec: () => Codec<Delegation> = account.codec;
+export const encodeDelegation: (value: Delegation) => Uint8Array = account.encode;
+export const decodeDelegation: (data: ReadonlyUint8Array) => DecodeResult<Delegation> = account.decode;

@@ -3,8 +3,6 @@ import {
   getAddressCodec,
   getBooleanCodec,
   getBytesCodec,
-  getConstantCodec,
-  getHiddenPrefixCodec,
   getI64Codec,
   getNullableCodec,
   getStructCodec,
@@ -16,7 +14,7 @@ import {
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { getBorshStringCodec, getBytes32Codec } from "../registry/borsh-codecs.ts";
-import { decodeAccountData, type DecodeResult } from "../registry/decode-result.ts";
+import { anchorAccountCodec, type DecodeResult } from "../registry/decode-result.ts";
 
 /** `account:PaymentReceipt` discriminator from the registry IDL (sha256 prefix; checked by a test). */
 export const PAYMENT_RECEIPT_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([168, 198, 209, 4, 60, 235, 126, 109]);
@@ -78,18 +76,9 @@ function getPaymentReceiptFieldsCodec() {
   ]);
 }
 
-let cachedCodec: Codec<PaymentReceipt> | undefined;
+const account = anchorAccountCodec(PAYMENT_RECEIPT_DISCRIMINATOR, getPaymentReceiptFieldsCodec);
 
-/** Discriminator + Borsh fields. Decoding ignores trailing padding (Anchor allocates max size). */
-export function getPaymentReceiptCodec(): Codec<PaymentReceipt> {
-  cachedCodec ??= getHiddenPrefixCodec(getPaymentReceiptFieldsCodec(), [getConstantCodec(PAYMENT_RECEIPT_DISCRIMINATOR)]);
-  return cachedCodec;
-}
-
-export function encodePaymentReceipt(receipt: PaymentReceipt): Uint8Array {
-  return new Uint8Array(getPaymentReceiptCodec().encode(receipt));
-}
-
-export function decodePaymentReceipt(data: ReadonlyUint8Array): DecodeResult<PaymentReceipt> {
-  return decodeAccountData(getPaymentReceiptCodec(), PAYMENT_RECEIPT_DISCRIMINATOR, data);
-}
+/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
+export const getPaymentReceiptCodec: () => Codec<PaymentReceipt> = account.codec;
+export const encodePaymentReceipt: (value: PaymentReceipt) => Uint8Array = account.encode;
+export const decodePaymentReceipt: (data: ReadonlyUint8Array) => DecodeResult<PaymentReceipt> = account.decode;

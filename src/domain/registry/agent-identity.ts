@@ -1,8 +1,6 @@
 import {
   getArrayCodec,
   getBooleanCodec,
-  getConstantCodec,
-  getHiddenPrefixCodec,
   getI64Codec,
   getStructCodec,
   getU64Codec,
@@ -14,7 +12,7 @@ import {
 } from "@solana/kit";
 import { getBorshStringCodec, getBytes32Codec } from "./borsh-codecs.ts";
 import { getFastAddressCodec } from "./fast-address-codec.ts";
-import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
+import { anchorAccountCodec, type DecodeResult } from "./decode-result.ts";
 
 /** `account:AgentIdentity` discriminator from the registry IDL. */
 export const AGENT_IDENTITY_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([11, 149, 31, 27, 186, 76, 241, 72]);
@@ -70,18 +68,9 @@ function getAgentIdentityFieldsCodec() {
   ]);
 }
 
-let cachedCodec: Codec<AgentIdentity> | undefined;
+const account = anchorAccountCodec(AGENT_IDENTITY_DISCRIMINATOR, getAgentIdentityFieldsCodec);
 
-/** Discriminator + Borsh fields. Decoding ignores trailing padding. */
-export function getAgentIdentityCodec(): Codec<AgentIdentity> {
-  cachedCodec ??= getHiddenPrefixCodec(getAgentIdentityFieldsCodec(), [getConstantCodec(AGENT_IDENTITY_DISCRIMINATOR)]);
-  return cachedCodec;
-}
-
-export function encodeAgentIdentity(agent: AgentIdentity): Uint8Array {
-  return new Uint8Array(getAgentIdentityCodec().encode(agent));
-}
-
-export function decodeAgentIdentity(data: ReadonlyUint8Array): DecodeResult<AgentIdentity> {
-  return decodeAccountData(getAgentIdentityCodec(), AGENT_IDENTITY_DISCRIMINATOR, data);
-}
+/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
+export const getAgentIdentityCodec: () => Codec<AgentIdentity> = account.codec;
+export const encodeAgentIdentity: (value: AgentIdentity) => Uint8Array = account.encode;
+export const decodeAgentIdentity: (data: ReadonlyUint8Array) => DecodeResult<AgentIdentity> = account.decode;

@@ -1,7 +1,5 @@
 import {
   getBooleanCodec,
-  getConstantCodec,
-  getHiddenPrefixCodec,
   getI64Codec,
   getLiteralUnionCodec,
   getStructCodec,
@@ -12,7 +10,7 @@ import {
 } from "@solana/kit";
 import { getBorshStringCodec } from "./borsh-codecs.ts";
 import { getFastAddressCodec } from "./fast-address-codec.ts";
-import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
+import { anchorAccountCodec, type DecodeResult } from "./decode-result.ts";
 
 /** `account:AgentService` discriminator from the registry IDL. */
 export const AGENT_SERVICE_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([27, 120, 44, 60, 134, 122, 164, 136]);
@@ -60,17 +58,9 @@ function getAgentServiceFieldsCodec() {
   ]);
 }
 
-let cachedCodec: Codec<AgentService> | undefined;
+const account = anchorAccountCodec(AGENT_SERVICE_DISCRIMINATOR, getAgentServiceFieldsCodec);
 
-export function getAgentServiceCodec(): Codec<AgentService> {
-  cachedCodec ??= getHiddenPrefixCodec(getAgentServiceFieldsCodec(), [getConstantCodec(AGENT_SERVICE_DISCRIMINATOR)]);
-  return cachedCodec;
-}
-
-export function encodeAgentService(service: AgentService): Uint8Array {
-  return new Uint8Array(getAgentServiceCodec().encode(service));
-}
-
-export function decodeAgentService(data: ReadonlyUint8Array): DecodeResult<AgentService> {
-  return decodeAccountData(getAgentServiceCodec(), AGENT_SERVICE_DISCRIMINATOR, data);
-}
+/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
+export const getAgentServiceCodec: () => Codec<AgentService> = account.codec;
+export const encodeAgentService: (value: AgentService) => Uint8Array = account.encode;
+export const decodeAgentService: (data: ReadonlyUint8Array) => DecodeResult<AgentService> = account.decode;

@@ -1,7 +1,5 @@
 import {
   getBooleanCodec,
-  getConstantCodec,
-  getHiddenPrefixCodec,
   getI64Codec,
   getStructCodec,
   getU64Codec,
@@ -12,7 +10,7 @@ import {
 } from "@solana/kit";
 import { getBytes32Codec } from "./borsh-codecs.ts";
 import { getFastAddressCodec } from "./fast-address-codec.ts";
-import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
+import { anchorAccountCodec, type DecodeResult } from "./decode-result.ts";
 
 /** `account:FeedbackEntry` discriminator from the registry IDL. */
 export const FEEDBACK_ENTRY_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([203, 62, 143, 114, 243, 30, 218, 29]);
@@ -55,17 +53,9 @@ function getFeedbackEntryFieldsCodec() {
   ]);
 }
 
-let cachedCodec: Codec<FeedbackEntry> | undefined;
+const account = anchorAccountCodec(FEEDBACK_ENTRY_DISCRIMINATOR, getFeedbackEntryFieldsCodec);
 
-export function getFeedbackEntryCodec(): Codec<FeedbackEntry> {
-  cachedCodec ??= getHiddenPrefixCodec(getFeedbackEntryFieldsCodec(), [getConstantCodec(FEEDBACK_ENTRY_DISCRIMINATOR)]);
-  return cachedCodec;
-}
-
-export function encodeFeedbackEntry(entry: FeedbackEntry): Uint8Array {
-  return new Uint8Array(getFeedbackEntryCodec().encode(entry));
-}
-
-export function decodeFeedbackEntry(data: ReadonlyUint8Array): DecodeResult<FeedbackEntry> {
-  return decodeAccountData(getFeedbackEntryCodec(), FEEDBACK_ENTRY_DISCRIMINATOR, data);
-}
+/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
+export const getFeedbackEntryCodec: () => Codec<FeedbackEntry> = account.codec;
+export const encodeFeedbackEntry: (value: FeedbackEntry) => Uint8Array = account.encode;
+export const decodeFeedbackEntry: (data: ReadonlyUint8Array) => DecodeResult<FeedbackEntry> = account.decode;

@@ -1,7 +1,5 @@
 import {
   getBooleanCodec,
-  getConstantCodec,
-  getHiddenPrefixCodec,
   getStructCodec,
   getU16Codec,
   getU64Codec,
@@ -11,7 +9,7 @@ import {
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { getFastAddressCodec } from "./fast-address-codec.ts";
-import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
+import { anchorAccountCodec, type DecodeResult } from "./decode-result.ts";
 
 /** `account:ProtocolConfig` discriminator from the registry IDL. */
 export const PROTOCOL_CONFIG_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([207, 91, 250, 28, 152, 179, 215, 209]);
@@ -50,17 +48,9 @@ function getProtocolConfigFieldsCodec() {
   ]);
 }
 
-let cachedCodec: Codec<ProtocolConfig> | undefined;
+const account = anchorAccountCodec(PROTOCOL_CONFIG_DISCRIMINATOR, getProtocolConfigFieldsCodec);
 
-export function getProtocolConfigCodec(): Codec<ProtocolConfig> {
-  cachedCodec ??= getHiddenPrefixCodec(getProtocolConfigFieldsCodec(), [getConstantCodec(PROTOCOL_CONFIG_DISCRIMINATOR)]);
-  return cachedCodec;
-}
-
-export function encodeProtocolConfig(config: ProtocolConfig): Uint8Array {
-  return new Uint8Array(getProtocolConfigCodec().encode(config));
-}
-
-export function decodeProtocolConfig(data: ReadonlyUint8Array): DecodeResult<ProtocolConfig> {
-  return decodeAccountData(getProtocolConfigCodec(), PROTOCOL_CONFIG_DISCRIMINATOR, data);
-}
+/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
+export const getProtocolConfigCodec: () => Codec<ProtocolConfig> = account.codec;
+export const encodeProtocolConfig: (value: ProtocolConfig) => Uint8Array = account.encode;
+export const decodeProtocolConfig: (data: ReadonlyUint8Array) => DecodeResult<ProtocolConfig> = account.decode;
