@@ -28,35 +28,35 @@ export type SettlementCandidate = TransactionCandidate | RecordCandidate;
  * Atomic and attestation modes: the client already landed the transfer (`txSignature`), so
  * settlement only records it, exactly once per paymentId.
  */
-export type RecordCandidate = Readonly<{
-  kind: "record";
+export type RecordCandidate = CandidateTerms &
+  Readonly<{
+    kind: "record";
+    mode: "atomic" | "attestation";
+    txSignature: string;
+  }>;
+
+/** What every candidate records: its idempotency key and the payment's terms. */
+type CandidateTerms = Readonly<{
   key: string;
   paymentId: string | null;
   payer: string;
   payTo: string;
   asset: string;
   amount: bigint;
-  mode: "atomic" | "attestation";
-  txSignature: string;
 }>;
 
 /** A verified transaction that only lacks our fee-payer signature. */
-export type TransactionCandidate = Readonly<{
-  kind: "transaction";
-  key: string;
-  paymentId: string | null;
-  payer: string;
-  payTo: string;
-  asset: string;
-  amount: bigint;
-  mode: SettlementMode;
-  feePayer: Address;
-  transaction: Transaction;
-  /** The message's recent blockhash, re-checked just before signing. */
-  blockhash: string;
-  /** Client-side delegated payments: the Delegation budget the claim is charged to. */
-  budget?: SpendingBudget;
-}>;
+export type TransactionCandidate = CandidateTerms &
+  Readonly<{
+    kind: "transaction";
+    mode: SettlementMode;
+    feePayer: Address;
+    transaction: Transaction;
+    /** The message's recent blockhash, re-checked just before signing. */
+    blockhash: string;
+    /** Client-side delegated payments: the Delegation budget the claim is charged to. */
+    budget?: SpendingBudget;
+  }>;
 
 export type SettleTransactionDeps = Readonly<{
   ledger: Ledger;
