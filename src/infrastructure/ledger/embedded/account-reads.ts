@@ -1,7 +1,10 @@
 import type { Address, ReadonlyUint8Array } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 import type { AccountSnapshot, ProgramAccountFilter } from "../../../application/ports/ledger.ts";
-import { decodeMintDecimals, decodeTokenAccount, isTokenProgram } from "./token-state.ts";
+import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { base58Bytes } from "./base58.ts";
+import type { RawLiteSvm } from "./litesvm-raw.ts";
+import { decodeMintDecimals, decodeTokenAccount, isTokenProgram, MINT_SIZE, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_ACCOUNT_SIZE } from "./token-state.ts";
 
 /** One SPL token balance as the RPC's `preTokenBalances`/`postTokenBalances` report it. */
 export type TokenBalance = Readonly<{
@@ -58,15 +61,69 @@ export function readTokenBalance(svm: LiteSVM, address: Address, accountIndex = 
   });
 }
 
-export type BalanceSnapshot = Readonly<{ lamports: readonly bigint[]; tokens: readonly TokenBalance[] }>;
+/** Token account bytes and its mint's bytes as they were at one moment, decoded only when asked for. */
+type RawTokenState = Readonly<{ accountIndex: number; programId: Address; data: Uint8Array; mint: RawAccount | null }>;
+type RawAccount = Readonly<{ owner: Uint8Array; data: Uint8Array }>;
 
-/** Lamports and token balances of a transaction's static accounts, for `preBalances`/`postBalances`. */
-export function snapshotBalances(svm: LiteSVM, accounts: readonly Address[]): BalanceSnapshot {
-  const lamports = accounts.map((a) => BigInt(svm.getBalance(a) ?? 0n));
-  const tokens: TokenBalance[] = [];
-  accounts.forEach((a, index) => {
-    const balance = readTokenBalance(svm, a, index);
-    if (balance) tokens.push(balance);
+/**
+ * Lamports and raw token state of a transaction's static accounts, read through the native
+ * litesvm with the key bytes the transaction already carries. Token balances are decoded
+ * later (`tokenBalances`), so a send pays for a few native reads and no base58 at all.
+ */
+export type BalanceSnapshot = Readonly<{ lamports: readonly bigint[]; tokens: readonly RawTokenState[] }>;
+
+const TOKEN_PROGRAM_KEYS: readonly (readonly [Address, Uint8Array])[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(
+  (program) => [program, base58Bytes(program)] as const,
+);
+
+function tokenProgramOf(owner: Uint8Array): Address | null {
+  for (const [program, key] of TOKEN_PROGRAM_KEYS) {
+    if (owner.length === key.length && owner.every((b, i) => b === key[i])) return program;
+  }
+  return null;
+}
+
+/** The decoders read only this prefix (and check the length against it), so history keeps no more. */
+function prefix(data: Uint8Array, length: number): Uint8Array {
+  return data.length > length ? data.slice(0, length) : data;
+}
+
+function rawTokenState(raw: RawLiteSvm, key: Uint8Array, accountIndex: number): RawTokenState | null {
+  const account = raw.getAccount(key);
+  const programId = account ? tokenProgramOf(account.owner()) : null;
+  if (!account || !programId) return null;
+  const data = account.data();
+  // The mint is the token account's first 32 bytes; a short account never decodes, so it needs none.
+  const mint = data.length >= TOKEN_ACCOUNT_SIZE ? raw.getAccount(data.slice(0, 32)) : null;
+  return Object.freeze({
+    accountIndex,
+    programId,
+    data: prefix(data, TOKEN_ACCOUNT_SIZE),
+    mint: mint ? { owner: mint.owner(), data: prefix(mint.data(), MINT_SIZE) } : null,
   });
-  return Object.freeze({ lamports, tokens });
+}
+
+/** Lamports and token state of `keys` (a transaction's static accounts), for `preBalances`/`postBalances`. */
+export function snapshotBalances(raw: RawLiteSvm, keys: readonly Uint8Array[]): BalanceSnapshot {
+  const lamports = keys.map((key) => raw.getBalance(key) ?? 0n);
+  const tokens: RawTokenState[] = [];
+  keys.forEach((key, index) => {
+    const state = rawTokenState(raw, key, index);
+    if (state) tokens.push(state);
+  });
+  return Object.freeze({ lamports: Object.freeze(lamports), tokens: Object.freeze(tokens) });
+}
+
+/** The token balances a snapshot held, decoded exactly as `readTokenBalance` decodes live accounts. */
+export function tokenBalances(snapshot: BalanceSnapshot): readonly TokenBalance[] {
+  const balances: TokenBalance[] = [];
+  for (const state of snapshot.tokens) {
+    const token = decodeTokenAccount(state.data);
+    const mint = state.mint;
+    if (!token || !mint || !tokenProgramOf(mint.owner)) continue;
+    const decimals = decodeMintDecimals(mint.data);
+    if (decimals === null) continue;
+    balances.push(Object.freeze({ accountIndex: state.accountIndex, mint: token.mint, owner: token.owner, programId: state.programId, amount: token.amount, decimals }));
+  }
+  return Object.freeze(balances);
 }

@@ -17,6 +17,7 @@ import {
   type SimulateResult,
   type SubmitOptions,
   type SubmitResult,
+  type TransactionOutcome,
   type TransactionRecord,
 } from "./transaction-executor.ts";
 
@@ -176,19 +177,33 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     return result.signature;
   }
 
+  function statusDetail(outcome: TransactionOutcome, now: bigint): StatusDetail {
+    const finalized = now - outcome.slot >= FINALITY_SLOTS;
+    return Object.freeze({
+      slot: outcome.slot,
+      confirmationStatus: finalized ? "finalized" : "confirmed",
+      err: outcome.errText,
+      errJson: outcome.err,
+      confirmations: finalized ? null : now - outcome.slot,
+    });
+  }
+
   function statuses(signatures: readonly Signature[]): readonly (StatusDetail | null)[] {
     const now = slots.currentSlot();
     return signatures.map((signature) => {
-      const record = executor.record(signature);
-      if (!record) return null;
-      const finalized = now - record.slot >= FINALITY_SLOTS;
-      return Object.freeze({
-        slot: record.slot,
-        confirmationStatus: finalized ? "finalized" : "confirmed",
-        err: record.err === null ? null : renderTransactionError(record.err),
-        errJson: record.err,
-        confirmations: finalized ? null : now - record.slot,
-      });
+      const outcome = executor.outcome(signature);
+      return outcome ? statusDetail(outcome, now) : null;
+    });
+  }
+
+  /** The port's status read: one small object per signature, nothing it does not return. */
+  function portStatuses(signatures: readonly Signature[]): (SignatureStatus | null)[] {
+    const now = slots.currentSlot();
+    return signatures.map((signature) => {
+      const outcome = executor.outcome(signature);
+      if (!outcome) return null;
+      const confirmationStatus = now - outcome.slot >= FINALITY_SLOTS ? "finalized" : "confirmed";
+      return { slot: outcome.slot, confirmationStatus, err: outcome.errText };
     });
   }
 
@@ -242,7 +257,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
       if (!result.ok) throw rejection(result.refusal);
       return result.signature;
     },
-    getSignatureStatuses: async (signatures) => statuses(signatures).map((s) => (s ? { slot: s.slot, confirmationStatus: s.confirmationStatus, err: s.err } : null)),
+    getSignatureStatuses: async (signatures) => portStatuses(signatures),
     ping: async () => {},
   };
 

@@ -1,4 +1,5 @@
-import { getBase58Encoder, isAddress, isSignature, type Address, type Signature } from "@solana/kit";
+import { getBase58Encoder, isAddress, type Address, type Signature } from "@solana/kit";
+import { isSignatureText } from "./base58.ts";
 
 /** JSON-RPC 2.0 and Solana server error codes. */
 export const RPC_ERRORS = Object.freeze({
@@ -55,7 +56,8 @@ export function addressParam(params: Params, index: number, name = "pubkey"): Ad
 }
 
 export function signatureParam(value: unknown): Signature {
-  if (typeof value !== "string" || !isSignature(value)) throw invalidParams("Invalid param: invalid signature");
+  // isSignatureText answers exactly as kit's isSignature, without a BigInt per character.
+  if (typeof value !== "string" || !isSignatureText(value)) throw invalidParams("Invalid param: invalid signature");
   return value;
 }
 

@@ -13,6 +13,8 @@ import {
 
 export const TOKEN_2022_PROGRAM_ADDRESS = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
 export const TOKEN_ACCOUNT_SIZE = getTokenSize();
+/** Bytes of an SPL mint's base state (what `decodeMintDecimals` reads). */
+export const MINT_SIZE = 82;
 
 export function isTokenProgram(program: Address): boolean {
   return program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS;
@@ -86,9 +88,9 @@ export function decodeTokenAccount(data: Uint8Array): Token | null {
 }
 
 export function decodeMintDecimals(data: Uint8Array): number | null {
-  if (data.length < 82) return null;
+  if (data.length < MINT_SIZE) return null;
   try {
-    return getMintDecoder().decode(data.subarray(0, 82)).decimals;
+    return getMintDecoder().decode(data.subarray(0, MINT_SIZE)).decimals;
   } catch {
     return null;
   }

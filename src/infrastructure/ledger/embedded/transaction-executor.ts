@@ -1,15 +1,17 @@
 import {
   getBase58Decoder,
   getCompiledTransactionMessageEncoder,
+  getTransactionEncoder,
   type Address,
   type Signature,
   type Transaction,
 } from "@solana/kit";
 import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from "litesvm";
 import type { Logger } from "../../../application/ports/logger.ts";
-import { snapshotBalances, type TokenBalance } from "./account-reads.ts";
+import { snapshotBalances, tokenBalances, type BalanceSnapshot, type TokenBalance } from "./account-reads.ts";
+import { rawLiteSvm } from "./litesvm-raw.ts";
 import type { SlotBlockhash, SlotClock } from "./slot-clock.ts";
-import { describeTransactionError, transactionErrorJson, type TransactionErrorJson } from "./transaction-error.ts";
+import { describeTransactionError, renderTransactionError, transactionErrorJson, type TransactionErrorJson } from "./transaction-error.ts";
 import { checkWireTransaction, type CheckedTransaction } from "./wire-guard.ts";
 
 /** Flat fee per signature, as on every public cluster. */
@@ -60,10 +62,14 @@ export type SimulateResult = Readonly<{ ok: true; detail: SimulationDetail }> | 
 export type SubmitOptions = Readonly<{ skipPreflight?: boolean }>;
 export type SimulateOptions = Readonly<{ sigVerify?: boolean; replaceRecentBlockhash?: boolean }>;
 
+/** What a status read needs, without decoding the record's token balances; `errText` is rendered once. */
+export type TransactionOutcome = Readonly<{ slot: bigint; err: TransactionErrorJson | null; errText: string | null }>;
+
 export type TransactionExecutor = Readonly<{
   submit(wire: Uint8Array, options?: SubmitOptions): SubmitResult;
   simulate(wire: Uint8Array, options?: SimulateOptions): SimulateResult;
   record(signature: Signature): TransactionRecord | null;
+  outcome(signature: Signature): TransactionOutcome | null;
   transactionCount(): bigint;
 }>;
 
@@ -88,19 +94,41 @@ function feeOf(checked: CheckedTransaction): bigint {
   return LAMPORTS_PER_SIGNATURE * BigInt(checked.message.header.numSignerAccounts);
 }
 
-function withBlockhash(checked: CheckedTransaction, blockhash: string): Transaction {
+function withBlockhash(checked: CheckedTransaction, blockhash: string): Uint8Array {
   const messageBytes = getCompiledTransactionMessageEncoder().encode({ ...checked.message, lifetimeToken: blockhash });
-  return Object.freeze({ messageBytes, signatures: checked.transaction.signatures }) as Transaction;
+  const transaction = Object.freeze({ messageBytes, signatures: checked.transaction.signatures }) as Transaction;
+  return new Uint8Array(getTransactionEncoder().encode(transaction));
+}
+
+/** litesvm's wrapper refuses (throws) before reaching Rust when a signature slot is empty and sigverify is on. */
+function fullySigned(checked: CheckedTransaction): boolean {
+  return Object.values(checked.transaction.signatures).every((signature) => !!signature);
+}
+
+/** A landed transaction; token balances are decoded from the raw snapshots on first read. */
+type HistoryEntry = {
+  readonly outcome: TransactionOutcome;
+  readonly base: Omit<TransactionRecord, "preTokenBalances" | "postTokenBalances">;
+  readonly before: BalanceSnapshot;
+  readonly after: BalanceSnapshot;
+  record: TransactionRecord | null;
+};
+
+function materialize(entry: HistoryEntry): TransactionRecord {
+  entry.record ??= Object.freeze({ ...entry.base, preTokenBalances: tokenBalances(entry.before), postTokenBalances: tokenBalances(entry.after) });
+  return entry.record;
 }
 
 /** Runs checked transactions through litesvm with real-RPC semantics and keeps their history. */
 export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecutor {
   const { svm, slots, logger } = deps;
-  const history = new Map<Signature, TransactionRecord>();
+  // Wire bytes and keys go to the native instance as they are: the guard proved them canonical.
+  const raw = rawLiteSvm(svm);
+  const history = new Map<Signature, HistoryEntry>();
   let count = 0n;
 
-  function remember(record: TransactionRecord): void {
-    history.set(record.signature, record);
+  function remember(entry: HistoryEntry): void {
+    history.set(entry.base.signature, entry);
     // Map keeps insertion order: drop the oldest beyond capacity. Their blockhashes expired
     // long ago, so a resubmission is still refused (BlockhashNotFound).
     while (history.size > deps.historyCapacity) {
@@ -110,22 +138,23 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     }
   }
 
-  /** Runs litesvm's simulation, with signature checks on or off. Never throws. */
-  function runSimulation(tx: Transaction, sigVerify: boolean) {
+  /** Runs litesvm's simulation of canonical `txBytes`, with signature checks on or off. Never throws. */
+  function runSimulation(checked: CheckedTransaction, txBytes: Uint8Array, sigVerify: boolean) {
+    // As litesvm's wrapper: with sigverify on, an empty signature slot is refused before Rust.
+    if (sigVerify && !fullySigned(checked)) return null;
     svm.withSigverify(sigVerify);
     try {
-      return svm.simulateTransaction(tx);
+      return checked.message.version === "legacy" ? raw.simulateLegacyTransaction(txBytes) : raw.simulateVersionedTransaction(txBytes);
     } catch {
-      // litesvm's wrapper throws (before reaching Rust) when a signature slot is empty.
       return null;
     } finally {
       svm.withSigverify(true);
     }
   }
 
-  function simulateChecked(checked: CheckedTransaction, tx: Transaction, sigVerify: boolean): SimulateResult {
+  function simulateChecked(checked: CheckedTransaction, txBytes: Uint8Array, sigVerify: boolean): SimulateResult {
     deps.syncClock();
-    const result = runSimulation(tx, sigVerify);
+    const result = runSimulation(checked, txBytes, sigVerify);
     if (result === null) return { ok: false, refusal: refusal("signature", "Transaction signature verification failure") };
     const fee = feeOf(checked);
     if (result instanceof FailedTransactionMetadata) {
@@ -154,42 +183,49 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     if (!slots.isValid(value.blockhash)) {
       return { ok: true, detail: { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, returnData: null, replacementBlockhash: null, fee: feeOf(value) } };
     }
-    return simulateChecked(value, value.transaction, options.sigVerify ?? false);
+    return simulateChecked(value, wire, options.sigVerify ?? false);
   }
 
   function execute(checked: CheckedTransaction, signature: Signature, wire: Uint8Array): void {
     deps.syncClock();
-    const accounts = checked.message.staticAccounts;
-    const before = snapshotBalances(svm, accounts);
+    // litesvm's wrapper refuses a missing signature before Rust: nothing executes, nothing lands.
+    const signatureBytes = checked.transaction.signatures[checked.feePayer];
+    if (!signatureBytes || !fullySigned(checked)) return;
+    const before = snapshotBalances(raw, checked.accountKeys);
     let result: TransactionMetadata | FailedTransactionMetadata;
     try {
-      result = svm.sendTransaction(checked.transaction);
+      result = checked.message.version === "legacy" ? raw.sendLegacyTransaction(wire) : raw.sendVersionedTransaction(wire);
     } catch {
-      return; // the wrapper refused (missing signature): nothing executed, nothing lands
+      return;
     }
     const failed = result instanceof FailedTransactionMetadata ? result : null;
     // A failure before execution (bad signature, unknown fee payer) charges no fee and
     // never lands; litesvm keeps only landed transactions in its own history.
-    if (failed && svm.getTransaction(signature) === null) return;
+    if (failed && raw.getTransaction(Uint8Array.from(signatureBytes)) === null) return;
     const meta = failed ? failed.meta() : (result as TransactionMetadata);
-    const after = snapshotBalances(svm, accounts);
+    const after = snapshotBalances(raw, checked.accountKeys);
     const err = failed ? transactionErrorJson(failed) : null;
+    const slot = slots.currentSlot();
     count += 1n;
-    remember(Object.freeze({
-      signature,
-      slot: slots.currentSlot(),
-      blockTime: slots.unixTimestamp(),
-      wire: new Uint8Array(wire),
-      version: checked.message.version === "legacy" ? "legacy" : 0,
-      err,
-      logs: meta.logs(),
-      unitsConsumed: meta.computeUnitsConsumed(),
-      fee: feeOf(checked),
-      preBalances: before.lamports,
-      postBalances: after.lamports,
-      preTokenBalances: before.tokens,
-      postTokenBalances: after.tokens,
-    }));
+    remember({
+      outcome: Object.freeze({ slot, err, errText: err === null ? null : renderTransactionError(err) }),
+      base: {
+        signature,
+        slot,
+        blockTime: slots.unixTimestamp(),
+        wire: new Uint8Array(wire),
+        version: checked.message.version === "legacy" ? "legacy" : 0,
+        err,
+        logs: meta.logs(),
+        unitsConsumed: meta.computeUnitsConsumed(),
+        fee: feeOf(checked),
+        preBalances: before.lamports,
+        postBalances: after.lamports,
+      },
+      before,
+      after,
+      record: null,
+    });
     logger.debug("embedded ledger transaction", { signature, err: err === null ? null : describeTransactionError(err) });
   }
 
@@ -210,7 +246,7 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     // SECURITY: a replayed signature is refused and never executed twice.
     if (history.has(signature)) return { ok: false, refusal: preflightRefusal("AlreadyProcessed", []) };
     if (!slots.isValid(value.blockhash)) return { ok: false, refusal: preflightRefusal("BlockhashNotFound", []) };
-    const preflight = simulateChecked(value, value.transaction, true);
+    const preflight = simulateChecked(value, wire, true);
     if (!preflight.ok) return preflight;
     if (preflight.detail.err !== null) {
       return { ok: false, refusal: preflightRefusal(preflight.detail.err, preflight.detail.logs, preflight.detail.unitsConsumed) };
@@ -222,7 +258,11 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
   return Object.freeze({
     submit,
     simulate,
-    record: (signature: Signature) => history.get(signature) ?? null,
+    record(signature: Signature) {
+      const entry = history.get(signature);
+      return entry ? materialize(entry) : null;
+    },
+    outcome: (signature: Signature) => history.get(signature)?.outcome ?? null,
     transactionCount: () => count,
   });
 }
