@@ -25,7 +25,19 @@ export function createAgentPresenter(categories: CategoryCatalog): AgentPresente
   };
   const optionalTagName = (tag: ReadonlyUint8Array): string | null => (tag.every((b) => b === 0) ? null : tagName(tag));
 
-  function agent({ identity }: AgentRecord): AgentView {
+  // Records are immutable and live as long as the read model keeps them, so each is presented
+  // once: a page of 100 agents then costs a lookup per agent, not a re-render.
+  const presented = new WeakMap<AgentRecord, AgentView>();
+  function agent(record: AgentRecord): AgentView {
+    let view = presented.get(record);
+    if (!view) {
+      view = present(record);
+      presented.set(record, view);
+    }
+    return view;
+  }
+
+  function present({ identity }: AgentRecord): AgentView {
     return {
       nftMint: identity.nftMint,
       owner: identity.owner,
