@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { parseCategoryNames } from "../../application/registry/registry-config.ts";
+import { parseCategoryNames } from "../../application/registry/category-names.ts";
 
 /** Category names from `REGISTRY_CATEGORIES_FILE`, or the built-in set when no file is configured. */
 export async function loadCategoryNames(path: string | null): Promise<readonly string[]> {
