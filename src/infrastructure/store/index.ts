@@ -1,7 +1,5 @@
 export { openStore, pgliteDirectory } from "./open-store.ts";
 export type { OpenedStore, StoreOptions } from "./open-store.ts";
-export { storeOptionsFromEnv, DEFAULT_DATA_DIR } from "./store-config.ts";
-export type { StoreEnv } from "./store-config.ts";
 export { createSqlSettlementStore, MAX_UNRESOLVED_PAGE } from "./sql-settlement-store.ts";
 export { applyMigrations, readSchemaVersion, MIGRATION_LOCK_KEY } from "./migrate.ts";
 export type { MigrationReport } from "./migrate.ts";

@@ -1,28 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { describeDatabaseUrl, storeOptionsFromEnv } from "../../src/infrastructure/store/index.ts";
+import { describeDatabaseUrl } from "../../src/infrastructure/store/index.ts";
 import { isConnectionError } from "../../src/infrastructure/store/store-errors.ts";
 
 // Pure functions; no database.
-describe("storeOptionsFromEnv (pure, no database)", () => {
-  test("no configuration selects PGlite under ./.data", () => {
-    expect(storeOptionsFromEnv({})).toEqual({ dataDir: "./.data" });
-  });
-
-  test("DATABASE_URL selects PostgreSQL; blank values count as unset", () => {
-    expect(storeOptionsFromEnv({ DATABASE_URL: "postgres://u:p@db/x", DATA_DIR: "/var/lib/app" })).toEqual({
-      dataDir: "/var/lib/app",
-      databaseUrl: "postgres://u:p@db/x",
-    });
-    expect(storeOptionsFromEnv({ DATABASE_URL: "  ", DATA_DIR: "" })).toEqual({ dataDir: "./.data" });
-  });
-
-  test("DATABASE_POOL_MAX is a bounded integer", () => {
-    expect(storeOptionsFromEnv({ DATABASE_POOL_MAX: "25" }).maxConnections).toBe(25);
-    expect(() => storeOptionsFromEnv({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
-    expect(() => storeOptionsFromEnv({ DATABASE_POOL_MAX: "ten" })).toThrow(/DATABASE_POOL_MAX/);
-  });
-});
-
 describe("describeDatabaseUrl (pure): the password never leaves", () => {
   test("keeps host, port and database; drops user, password and query", () => {
     const described = describeDatabaseUrl("postgres://admin:hunter2@db.internal:6432/settle?password=hunter3&sslmode=require");
