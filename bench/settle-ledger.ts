@@ -17,7 +17,11 @@ import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embe
 import { type FaultRule, firstSignature, rpcResult, startLedgerProxy } from "../tests/settlement/support/ledger-proxy.ts";
 import { delayConfirmation } from "./settle-delay.ts";
 
-const COUNTED = ["sendTransaction", "getSignatureStatuses", "getBlockHeight", "isBlockhashValid", "getLatestBlockhash", "surfnet_setTokenAccount"];
+const COUNTED = [
+  "sendTransaction", "getSignatureStatuses", "getBlockHeight", "isBlockhashValid", "getLatestBlockhash", "surfnet_setTokenAccount",
+  // Read by bench/compare-reference-settle.ts to compare the calls each facilitator makes.
+  "simulateTransaction", "getAccountInfo", "getMultipleAccounts", "getBalance", "getTokenAccountBalance",
+];
 const confirmAfterMs = Number(process.argv[2] ?? "0");
 const mode = process.argv[3] === "stub" ? "stub" : "execute";
 const ledger = createEmbeddedLedger();

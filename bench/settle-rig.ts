@@ -149,7 +149,7 @@ function rpcFunding(url: string, latest: FundingLedger["getLatestBlockhash"]): F
 
 export type LedgerStats = Readonly<{ sends: number; calls: Readonly<Record<string, number>> }>;
 
-export type LedgerProcess = Readonly<{ url: string; stats(): Promise<LedgerStats>; stop(): Promise<void> }>;
+export type LedgerProcess = Readonly<{ url: string; /** The child's process id (for CPU accounting). */ pid: number; stats(): Promise<LedgerStats>; stop(): Promise<void> }>;
 
 /** Starts bench/settle-ledger.ts and waits for its URL. */
 export async function startLedgerProcess(confirmAfterMs: number, mode: "execute" | "stub" = "execute"): Promise<LedgerProcess> {
@@ -171,6 +171,7 @@ export async function startLedgerProcess(confirmAfterMs: number, mode: "execute"
   const { url } = JSON.parse(text.split("\n")[0] ?? "{}") as { url: string };
   return Object.freeze({
     url,
+    pid: child.pid,
     stats: async () => (await rpcCall(url, "bench_stats", [])) as LedgerStats,
     async stop() {
       // Closing stdin lets the child exit on its own (and write a profile when asked).
