@@ -9,7 +9,10 @@ export type ConfirmationPolicy = Readonly<{
   maxWaitMs: number;
 }>;
 
-export const DEFAULT_CONFIRMATION_POLICY: ConfirmationPolicy = Object.freeze({ pollIntervalMs: 300, maxWaitMs: 90_000 });
+// One batched status call serves every settlement in flight, so a short interval costs the RPC
+// about ten calls a second per replica while anything is in flight, and saves each payment up to
+// a poll of waiting after it lands.
+export const DEFAULT_CONFIRMATION_POLICY: ConfirmationPolicy = Object.freeze({ pollIntervalMs: 100, maxWaitMs: 90_000 });
 
 export type ConfirmationOutcome =
   | Readonly<{ kind: "confirmed" }>
