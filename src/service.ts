@@ -176,7 +176,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
     },
   });
 
-  const reconcile = startReconciler(config, ledger, store, logger);
+  // Registry-only pods never settle, so recovery is left to the facilitator pods.
+  const reconcile = config.ROLE === "registry" ? { stop() {} } : startReconciler(config, ledger, store, logger);
 
   return Object.freeze({
     config,
