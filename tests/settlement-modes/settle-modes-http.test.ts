@@ -55,6 +55,24 @@ async function balance(owner: Address): Promise<bigint> {
   return ledger.getTokenAccountBalance(await ata(owner))?.amount ?? 0n;
 }
 
+/**
+ * Delegated-mode extensions for a fresh paymentId, with the canonical proof signed now by
+ * `signerSecret` over (payer, proofPayTo, asset, amount).
+ */
+async function delegatedExtensions(
+  signerSecret: Uint8Array,
+  payer: Address,
+  proofPayTo: Address,
+  amount: bigint,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const paymentId = randomPaymentId();
+  const timestamp = Math.floor(Date.now() / 1000);
+  const fields = { paymentIdHex: paymentId, payer, payTo: proofPayTo, asset: USDC, amount, timestamp };
+  const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), signerSecret)).toString("base64");
+  return { mode: "delegated", paymentId, payer, signature, timestamp, ...extra };
+}
+
 function randomPaymentId(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -91,11 +109,7 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     const payTo = (await newKey()).signer.address;
     await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 10_000_000n, delegate: feePayer, delegatedAmount: 3_000_000n });
     await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
-    const paymentId = randomPaymentId();
-    const timestamp = Math.floor(Date.now() / 1000);
-    const fields = { paymentIdHex: paymentId, payer: payer.signer.address, payTo, asset: USDC, amount: 2_000_000n, timestamp };
-    const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), payer.secret)).toString("base64");
-    const request = body(payTo, 2_000_000n, { mode: "delegated", paymentId, payer: payer.signer.address, signature, timestamp });
+    const request = body(payTo, 2_000_000n, await delegatedExtensions(payer.secret, payer.signer.address, payTo, 2_000_000n));
 
     expect(await call("/verify", request)).toMatchObject({ isValid: true, payer: payer.signer.address });
     const settled = await call("/settle", request);
@@ -125,13 +139,9 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 100_000_000n, delegate: feePayer, delegatedAmount: 100_000_000n });
     await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
 
-    async function clientSideRequest() {
-      const paymentId = randomPaymentId();
-      const timestamp = Math.floor(Date.now() / 1000);
-      const fields = { paymentIdHex: paymentId, payer: payer.signer.address, payTo, asset: USDC, amount: 1_500_000n, timestamp };
-      const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), operator.secret)).toString("base64");
-      return body(payTo, 1_500_000n, { mode: "delegated", paymentId, delegationPda, payer: payer.signer.address, signature, timestamp });
-    }
+    // Client-side: the Delegation's delegate (the operator) signs the proof.
+    const clientSideRequest = async () =>
+      body(payTo, 1_500_000n, await delegatedExtensions(operator.secret, payer.signer.address, payTo, 1_500_000n, { delegationPda }));
     const requests = await Promise.all(Array.from({ length: 5 }, clientSideRequest));
     const answers = await Promise.all(requests.map((r) => call("/settle", r)));
     expect(answers.filter((a) => a["success"] === true).length).toBe(2);
@@ -145,11 +155,8 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     const attacker = (await newKey()).signer.address;
     await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 10_000_000n, delegate: feePayer, delegatedAmount: 3_000_000n });
     await ledger.setTokenAccount(attacker, USDC, { amount: 0n });
-    const paymentId = randomPaymentId();
-    const timestamp = Math.floor(Date.now() / 1000);
-    const fields = { paymentIdHex: paymentId, payer: payer.signer.address, payTo, asset: USDC, amount: 1_000_000n, timestamp };
-    const signature = Buffer.from(await signAsync(delegatedProofMessage(fields), payer.secret)).toString("base64");
-    const stolen = body(attacker, 1_000_000n, { mode: "delegated", paymentId, payer: payer.signer.address, signature, timestamp });
+    // Signed for payTo, sent with the attacker as payTo.
+    const stolen = body(attacker, 1_000_000n, await delegatedExtensions(payer.secret, payer.signer.address, payTo, 1_000_000n));
     expect(await call("/settle", stolen)).toMatchObject({ success: false, transaction: "", errorReason: "DELEGATION_PROOF_INVALID" });
     expect(await balance(attacker)).toBe(0n);
   });
