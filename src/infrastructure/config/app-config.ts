@@ -31,6 +31,23 @@ export const AppConfigSchema = Type.Object({
     { default: "info" },
   ),
   SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 600, default: 25 }),
+  /** `production` refuses the embedded ledger, the embedded database and the development key. */
+  NODE_ENV: Type.Optional(Type.String({ minLength: 1 })),
+  /** What a settle after the first for one payment answers: the spec's idempotent success, or a refusal. */
+  SETTLE_DUPLICATES: Type.Union([Type.Literal("replay"), Type.Literal("reject")], { default: "replay" }),
+  PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
+  PAYTO_ALLOWLIST_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  FACILITATOR_API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** Cap on compute-unit limit x price of one transaction, in lamports. */
+  PRIORITY_FEE_MAX_LAMPORTS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 25_000 }),
+  /** Lamports our fee payers may spend for one payer, and for each fee payer, per window. */
+  FEE_BUDGET_PER_PAYER_LAMPORTS: Type.Integer({ minimum: 1, default: 10_000_000 }),
+  FEE_BUDGET_PER_FEE_PAYER_LAMPORTS: Type.Integer({ minimum: 1, default: 1_000_000_000 }),
+  FEE_BUDGET_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }),
+  /** Shared fee-budget counters; unset -> the settlement database holds them. */
+  REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
+  /** /health is degraded while a fee payer holds fewer lamports than this. */
+  FEE_PAYER_MIN_BALANCE_LAMPORTS: Type.Integer({ minimum: 0, default: 50_000_000 }),
 });
 
 export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;
