@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../application/ports/logger.ts";
 import { HttpError, errorResponse } from "./http-error.ts";
 
-/** Request bodies larger than this are refused before parsing: no payment needs more. */
+/** Request bodies larger than this are refused: no payment needs more. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
@@ -13,32 +13,41 @@ export function errorLayer(logger: Logger) {
   return new Elysia({ name: "error-layer" })
     .error({ HttpError })
     .onParse({ as: "global" }, async ({ request, contentType }) => parseJsonBody(request, contentType))
-    .onError({ as: "global" }, ({ code, error, request }) => {
+    .onError({ as: "global" }, ({ code, error, request, set }) => {
+      let response: Response;
       switch (code) {
         case "HttpError":
-          return errorResponse(error.statusCode, error.detail);
-        case "PARSE":
-          return errorResponse(400, "request body is not valid JSON");
+          response = errorResponse(error.statusCode, error.detail);
+          break;
+        case "PARSE": {
+          // Elysia wraps whatever the body parser throws; the parser's own answer (413, 400) wins.
+          const cause = error.cause;
+          response = cause instanceof HttpError ? errorResponse(cause.statusCode, cause.detail) : errorResponse(400, "request body is not valid JSON");
+          break;
+        }
         case "VALIDATION":
-          return errorResponse(400, validationMessages(error));
+          response = errorResponse(400, validationMessages(error));
+          break;
         case "NOT_FOUND":
-          return errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+          response = errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+          break;
         default:
           // SECURITY: internal detail (stack, SQL, RPC URLs) stays in the log, never in the response.
           logger.error("unhandled error", { code: String(code), error: describe(error) });
-          return errorResponse(500, "internal error");
+          response = errorResponse(500, "internal error");
       }
+      // Elysia leaves its own guess (500, 422, 200) in `set.status` after an error; request
+      // logs and metrics read it, so it must carry the status actually sent.
+      set.status = response.status;
+      return response;
     });
 }
 
 async function parseJsonBody(request: Request, contentType: string): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  // SECURITY: a huge body is refused before it is buffered (memory exhaustion).
-  if (declared > MAX_BODY_BYTES) throw new HttpError(400, `request body exceeds ${MAX_BODY_BYTES} bytes`);
-  const text = await request.text();
-  if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {
-    throw new HttpError(400, `request body exceeds ${MAX_BODY_BYTES} bytes`);
-  }
+  // SECURITY: a declared oversize body is refused before a byte of it is read.
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const text = new TextDecoder().decode(await readCapped(request, MAX_BODY_BYTES));
   if (text.trim() === "") return undefined;
   if (contentType !== "" && !contentType.includes("json")) {
     throw new HttpError(400, "request body must be JSON (Content-Type: application/json)");
@@ -48,6 +57,40 @@ async function parseJsonBody(request: Request, contentType: string): Promise<unk
   } catch {
     throw new HttpError(400, "request body is not valid JSON");
   }
+}
+
+/**
+ * SECURITY: a chunked body has no content-length, so the cap is enforced while reading:
+ * bytes are counted chunk by chunk and the stream is cancelled as soon as the count passes
+ * `limit`. Buffering first (`request.text()`) let four 100 MB uploads take 800 MB of memory.
+ */
+async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      // Not awaited: a sender that stalls must not hold the 413 back.
+      reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(): HttpError {
+  return new HttpError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
 }
 
 function validationMessages(error: unknown): string[] {

@@ -114,9 +114,11 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
     await expectBadRequest(await postJson({ paymentPayload: v2Payload, paymentRequirements: { ...requirements, amount: "1.5" } }));
   });
 
-  test("400: a 2 MB body", async () => {
+  test("413: a 2 MB body, in the error shape", async () => {
     const huge = JSON.stringify({ paymentPayload: v2Payload, paymentRequirements: requirements, pad: "x".repeat(2 * 1024 * 1024) });
-    await expectBadRequest(await post(huge));
+    const response = await post(huge);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ statusCode: 413, error: "Payload Too Large" });
   });
 
   test("GET /supported lists both kinds, the extensions and every fee payer", async () => {
