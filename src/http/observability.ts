@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, StatusMap } from "elysia";
 import type { Logger } from "../application/ports/logger.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -17,10 +17,10 @@ export function observability(logger: Logger, metrics: Metrics, service: string)
       started.set(request, { at: performance.now(), id });
       set.headers["x-request-id"] = id;
     })
-    .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
+    .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const start = started.get(request);
       if (!start) return;
-      const status = String(set.status ?? 200);
+      const status = String(sentStatus(responseValue, set.status));
       const labels = { service, method: request.method, route: route || "unmatched", status };
       const seconds = (performance.now() - start.at) / 1000;
       metrics.increment("http_requests_total", "HTTP requests answered", labels);
@@ -31,4 +31,14 @@ export function observability(logger: Logger, metrics: Metrics, service: string)
       set.headers["content-type"] = "text/plain; version=0.0.4";
       return metrics.render();
     });
+}
+
+/**
+ * The status the client received. A handler that returns a Response sets its own status,
+ * which `set.status` does not see; the error layer writes the status it answers into `set`.
+ */
+function sentStatus(responseValue: unknown, status: number | keyof typeof StatusMap | undefined): number {
+  if (responseValue instanceof Response) return responseValue.status;
+  if (typeof status === "string") return StatusMap[status] ?? 200;
+  return status ?? 200;
 }
