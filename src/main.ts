@@ -3,6 +3,7 @@
  * builds the service, serves the interfaces ROLE selects, and shuts down gracefully.
  */
 import { parseAppConfig } from "./infrastructure/config/app-config.ts";
+import { productionProblems } from "./infrastructure/config/production-guard.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
 import { ConfigurationError, VERSION, buildService, serveLedgerRpc } from "./service.ts";
 
@@ -12,6 +13,13 @@ if (!parsed.ok) {
   process.exit(1);
 }
 const config = parsed.config;
+// SECURITY: in production a missing setting must stop the boot, not fall back to the embedded
+// ledger (whose cheat codes mint balances), the embedded database or a generated key.
+const refused = productionProblems(config, process.env);
+if (refused.length > 0) {
+  console.error(JSON.stringify({ level: "error", msg: "refusing to start: NODE_ENV=production needs these settings", errors: refused }));
+  process.exit(1);
+}
 const logger = createJsonLogger(config.LOG_LEVEL);
 const startedAt = performance.now();
 
@@ -27,7 +35,9 @@ try {
 const servers: { stop(): Promise<void> | void }[] = [];
 const urls: Record<string, string> = {};
 if (service.embeddedLedger) {
-  const rpc = serveLedgerRpc(service.embeddedLedger, { host: config.HOST, port: config.LOCAL_LEDGER_PORT, logger });
+  // SECURITY: the embedded ledger's cheat codes set any balance, so its JSON-RPC never binds
+  // to HOST (the image sets 0.0.0.0): it is reachable from this machine only.
+  const rpc = serveLedgerRpc(service.embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger });
   servers.push(rpc);
   urls["ledgerRpc"] = rpc.url;
 }

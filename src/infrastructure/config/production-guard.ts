@@ -1,0 +1,24 @@
+import type { AppConfig } from "./app-config.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * SECURITY: the embedded defaults are for a laptop. In production they fail open: a ledger
+ * with cheat codes that mint balances, a database inside the container, a generated key.
+ * With `NODE_ENV=production` every one of them must be replaced explicitly; this lists each
+ * missing setting by name (never a value), empty when the process may start. A registry-only
+ * process (ROLE=registry) signs nothing as fee payer, so it needs no fee-payer signer.
+ */
+export function productionProblems(config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL">, env: Env): string[] {
+  if (config.NODE_ENV !== "production") return [];
+  const problems: string[] = [];
+  if (!config.SOLANA_RPC_URL) problems.push("SOLANA_RPC_URL: required when NODE_ENV=production (the embedded ledger is for development)");
+  if (!config.DATABASE_URL) problems.push("DATABASE_URL: required when NODE_ENV=production (the embedded database is for development)");
+  const servesFacilitator = config.ROLE !== "registry";
+  if (servesFacilitator && !present(env["FEE_PAYER_SIGNER"]) && !present(env["FEE_PAYER_SIGNERS_FILE"])) {
+    problems.push("FEE_PAYER_SIGNER or FEE_PAYER_SIGNERS_FILE: required when NODE_ENV=production (no development key)");
+  }
+  return problems;
+}
+
+const present = (value: string | undefined) => value !== undefined && value.trim() !== "";
