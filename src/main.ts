@@ -1,11 +1,14 @@
 /**
  * Composition root: the only module that reads the environment. Parses configuration once,
- * builds the service, serves the interfaces ROLE selects, and shuts down gracefully.
+ * builds the service, serves the interfaces ROLE selects, and shuts down within a bound.
  */
 import { parseAppConfig } from "./infrastructure/config/app-config.ts";
 import { productionProblems } from "./infrastructure/config/production-guard.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
 import { ConfigurationError, VERSION, buildService, serveLedgerRpc } from "./service.ts";
+
+/** A backstop behind the error layer's 64 KiB cap: Bun itself refuses anything larger. */
+const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 const parsed = parseAppConfig(process.env);
 if (!parsed.ok) {
@@ -32,25 +35,25 @@ try {
   process.exit(1);
 }
 
-const servers: { stop(): Promise<void> | void }[] = [];
+type PortSetting = "FACILITATOR_PORT" | "REGISTRY_PORT" | "LOCAL_LEDGER_PORT";
+
+/** What shutdown needs of each listening server. */
+type Listener = Readonly<{ name: string; stop(): Promise<void>; forceStop(): void; pendingRequests(): number }>;
+
+const listeners: Listener[] = [];
 const urls: Record<string, string> = {};
-if (service.embeddedLedger) {
+const embeddedLedger = service.embeddedLedger;
+if (embeddedLedger) {
   // SECURITY: the embedded ledger's cheat codes set any balance, so its JSON-RPC never binds
   // to HOST (the image sets 0.0.0.0): it is reachable from this machine only.
-  const rpc = serveLedgerRpc(service.embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger });
-  servers.push(rpc);
+  const rpc = listen("ledgerRpc", "LOCAL_LEDGER_PORT", "127.0.0.1", config.LOCAL_LEDGER_PORT, () =>
+    serveLedgerRpc(embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger }),
+  );
+  listeners.push({ name: "ledgerRpc", stop: () => rpc.stop(), forceStop: () => void rpc.stop(), pendingRequests: () => 0 });
   urls["ledgerRpc"] = rpc.url;
 }
-if (config.ROLE !== "registry") {
-  const server = Bun.serve({ hostname: config.HOST, port: config.FACILITATOR_PORT, fetch: service.facilitatorApp.fetch });
-  servers.push({ stop: () => server.stop() });
-  urls["facilitator"] = server.url.origin;
-}
-if (config.ROLE !== "facilitator") {
-  const server = Bun.serve({ hostname: config.HOST, port: config.REGISTRY_PORT, fetch: service.registryApp.fetch });
-  servers.push({ stop: () => server.stop() });
-  urls["registry"] = server.url.origin;
-}
+if (config.ROLE !== "registry") serveApp("facilitator", "FACILITATOR_PORT", config.FACILITATOR_PORT, service.facilitatorApp.fetch);
+if (config.ROLE !== "facilitator") serveApp("registry", "REGISTRY_PORT", config.REGISTRY_PORT, service.registryApp.fetch);
 logger.info("ready", {
   urls,
   version: VERSION,
@@ -61,16 +64,101 @@ logger.info("ready", {
   startupMs: Math.round(performance.now() - startedAt),
 });
 
+function serveApp(name: string, setting: PortSetting, port: number, fetch: (request: Request) => Response | Promise<Response>): void {
+  const server = listen(name, setting, config.HOST, port, () =>
+    Bun.serve({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch }),
+  );
+  listeners.push({
+    name,
+    stop: () => server.stop(),
+    forceStop: () => void server.stop(true),
+    pendingRequests: () => server.pendingRequests,
+  });
+  urls[name] = server.url.origin;
+}
+
+/**
+ * Starts a server or stops the boot with one log line naming the setting to fix. SECURITY: the
+ * runtime's own error carries the host and port, so neither it nor the values are logged.
+ */
+function listen<T>(name: string, setting: PortSetting, host: string, port: number, start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    logger.error("cannot listen", { interface: name, ...listenFailure(error, setting, host, port) });
+    process.exit(1);
+  }
+}
+
+function listenFailure(error: unknown, setting: PortSetting, host: string, port: number): { setting: string; reason: string; code?: string } {
+  const raw = error && typeof error === "object" && "code" in error ? String(error.code) : "";
+  const code = /^E[A-Z]{2,20}$/.test(raw) ? { code: raw } : {};
+  if (raw === "EACCES") return { setting, reason: "permission denied: ports below 1024 need privileges", ...code };
+  // Bun also says EADDRINUSE for a hostname it cannot resolve, so the port is only blamed
+  // when the same host binds a free port.
+  if (raw === "EADDRINUSE" && port !== 0 && canBind(host)) return { setting, reason: "port already in use", ...code };
+  return { setting: "HOST", reason: "cannot bind: not an address of this machine, or not resolvable", ...code };
+}
+
+function canBind(host: string): boolean {
+  try {
+    Bun.serve({ hostname: host, port: 0, fetch: () => new Response(null, { status: 503 }) }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 let stopping = false;
+/**
+ * Stops accepting connections, lets in-flight requests and settlements finish, closes the
+ * store. The whole sequence is bounded by SHUTDOWN_GRACE_SECONDS: a hung request must not keep
+ * the process past what the orchestrator allows. At the deadline, connections are cut and
+ * the exit code is 1, so the cut-off is visible.
+ */
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info("shutting down", { signal, inFlightSettlements: service.settlement?.inFlight() ?? 0 });
-  // Stop accepting connections first; in-flight requests and settlements then finish.
-  await Promise.all(servers.map((s) => s.stop()));
-  await service.close();
-  logger.info("stopped");
-  process.exit(0);
+  const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
+  const deadline = Date.now() + graceMs;
+  logger.info("shutting down", { signal, graceSeconds: config.SHUTDOWN_GRACE_SECONDS, inFlightSettlements: inFlight() });
+  const open = new Set(listeners.map((l) => l.name));
+  const sequence = (async () => {
+    await Promise.all(listeners.map(async (l) => {
+      await l.stop();
+      open.delete(l.name);
+    }));
+    open.add("service");
+    await service.close(Math.max(0, deadline - Date.now()));
+    open.delete("service");
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"deadline">((resolve) => (timer = setTimeout(() => resolve("deadline"), graceMs)));
+  try {
+    if ((await Promise.race([sequence.then(() => "done" as const), expired])) === "done") {
+      clearTimeout(timer);
+      logger.info("stopped");
+      process.exit(0);
+    }
+    logger.error("shutdown deadline passed; closing connections", { graceSeconds: config.SHUTDOWN_GRACE_SECONDS, stillOpen: stillOpen(open) });
+  } catch (error) {
+    logger.error("shutdown failed", { error: error instanceof Error ? error.message : String(error), stillOpen: stillOpen(open) });
+  }
+  for (const l of listeners) l.forceStop();
+  process.exit(1);
 }
+
+function stillOpen(open: ReadonlySet<string>): Record<string, unknown>[] {
+  return [...open].map((name) =>
+    name === "service"
+      ? { name, inFlightSettlements: inFlight() }
+      : { name, pendingRequests: listeners.find((l) => l.name === name)?.pendingRequests() ?? 0 },
+  );
+}
+
+function inFlight(): number {
+  return service.settlement?.inFlight() ?? 0;
+}
+
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
