@@ -5,10 +5,14 @@ import { paymentIdOf, type PaymentExtensions, type PaymentRequest } from "../dom
 import { settlementKeyOf } from "../domain/payment/settlement-key.ts";
 import type { ReasonCode } from "../domain/reason-codes.ts";
 import type { TransferChecked } from "../domain/transaction/transaction-view.ts";
+import { checkSourceFunds as checkSourceFundsOf } from "../domain/verification/funds-check.ts";
+import { reject, type Rejection } from "../domain/verification/rejection.ts";
 import { checkRequirements } from "../domain/verification/requirement-checks.ts";
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
 import { verifyPaymentTransaction } from "../domain/verification/verify-transaction.ts";
+import { toTokenAccountView } from "./modes/read-token-account.ts";
 import { LedgerError, type Ledger } from "./ports/ledger.ts";
+import type { PayToPolicy } from "./ports/pay-to-policy.ts";
 
 export type VerifyPaymentDeps = Readonly<{
   ledger: Ledger;
@@ -21,13 +25,20 @@ export type VerifyPaymentDeps = Readonly<{
   asset: Address;
   /** Decimals of `asset` (default 6, USDC). */
   assetDecimals?: number;
-  /** Blockhash check and simulation (VERIFY_SIMULATE, default true). */
+  /** Blockhash check, funds check and simulation (VERIFY_SIMULATE, default true). */
   simulate: boolean;
-  /** True when this transaction (settlement key) or paymentId was already settled. */
-  settledLookup?: (key: string, paymentId: string | null) => Promise<boolean>;
+  /** Read the source token account even without simulation (VERIFY_SIMULATE=false still checks funds). */
+  checkFunds?: boolean;
+  /** PAYTO_POLICY other than `any`; absent means every payTo is accepted. */
+  payToPolicy?: PayToPolicy;
+  /** True when this transaction (settlement key), or this payer's paymentId, was already settled. */
+  settledLookup?: (key: string, paymentId: PayerPaymentId | null) => Promise<boolean>;
   /** Shared ATA cache; one per process is enough. Created lazily per deps object otherwise. */
   atas?: AtaDeriver;
 }>;
+
+/** A paymentId names one payment of one payer: ids are scoped to the payer, never global. */
+export type PayerPaymentId = Readonly<{ payer: string; paymentId: string }>;
 
 export type VerifiedPayment = Readonly<{
   ok: true;
@@ -50,6 +61,8 @@ export type VerifiedPayment = Readonly<{
   extensions: PaymentExtensions | null;
   /** Units the simulation consumed, when it ran. */
   unitsConsumed?: bigint;
+  /** What landing the transaction costs the fee payer (base fee per signature plus priority fee). */
+  feeLamports: bigint;
 }>;
 
 export type RejectedPayment = Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>;
@@ -69,7 +82,8 @@ const sharedAtas = createAtaDeriver();
  */
 export async function verifyPayment(request: PaymentRequest, deps: VerifyPaymentDeps): Promise<VerifyPaymentResult> {
   const { paymentPayload: payload, paymentRequirements: requirements } = request;
-  const requirementProblem = checkRequirements(payload, requirements, { network: deps.network, asset: deps.asset });
+  const requirementProblem =
+    checkRequirements(payload, requirements, { network: deps.network, asset: deps.asset }) ?? (await checkPayTo(requirements.payTo, deps.payToPolicy));
   if (requirementProblem) return rejected(requirementProblem.reason, requirementProblem.message);
 
   const verdict = await verifyPaymentTransaction({
@@ -85,15 +99,25 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
 
   const settlementKey = settlementKeyOf(view.messageBytes);
   const paymentId = paymentIdOf(payload);
-  if (deps.settledLookup && (await deps.settledLookup(settlementKey, paymentId))) {
-    return rejected("ALREADY_SETTLED", "this transaction or paymentId was already settled", payer);
+  if (deps.settledLookup && (await deps.settledLookup(settlementKey, paymentId === null ? null : { payer, paymentId }))) {
+    const what = paymentId === null ? "this transaction" : `this transaction or paymentId ${paymentId}`;
+    return rejected("ALREADY_SETTLED", `${what} was already settled`, payer);
   }
 
   let unitsConsumed: bigint | undefined;
   if (deps.simulate) {
-    const outcome = await checkOnLedger(deps.ledger, view.wire, view.recentBlockhash);
+    const [outcome, funds] = await Promise.all([
+      checkOnLedger(deps.ledger, view.wire, view.recentBlockhash),
+      checkSourceFunds(deps.ledger, transfer, requirements),
+    ]);
+    // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
+    if (!outcome.ok && outcome.reason === "BLOCKHASH_EXPIRED") return rejected(outcome.reason, outcome.message, payer);
+    if (funds) return rejected(funds.reason, funds.message, payer);
     if (!outcome.ok) return rejected(outcome.reason, outcome.message, payer);
     unitsConsumed = outcome.unitsConsumed;
+  } else if (deps.checkFunds) {
+    const funds = await checkSourceFunds(deps.ledger, transfer, requirements);
+    if (funds) return rejected(funds.reason, funds.message, payer);
   }
 
   return Object.freeze({
@@ -110,8 +134,28 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     recentBlockhash: view.recentBlockhash,
     extensions: payload.extensions,
     ...(unitsConsumed === undefined ? {} : { unitsConsumed }),
+    feeLamports: verdict.feeLamports,
   });
 }
+
+/** SECURITY: PAYTO_POLICY. An index that cannot answer refuses: the policy fails closed. */
+export async function checkPayTo(payTo: string, policy: PayToPolicy | undefined): Promise<Rejection | null> {
+  if (!policy) return null;
+  let allowed: boolean;
+  try {
+    allowed = await policy.allows(payTo);
+  } catch {
+    return reject("PAYTO_NOT_ALLOWED", `payTo ${payTo} cannot be checked against the ${policy.name} policy right now; retry later`);
+  }
+  return allowed ? null : reject("PAYTO_NOT_ALLOWED", `payTo ${payTo} is not allowed by this facilitator's ${policy.name} policy`);
+}
+
+/** The source token account as the ledger has it now, against the transfer (see checkSourceFundsOf). */
+export async function checkSourceFunds(ledger: Ledger, transfer: TransferChecked, requirements: VerifiedRequirements): Promise<Rejection | null> {
+  return checkSourceFundsOf(toTokenAccountView(await ledger.getAccount(transfer.source)), transfer, requirements);
+}
+
+type VerifiedRequirements = PaymentRequest["paymentRequirements"];
 
 type LedgerCheck =
   | Readonly<{ ok: true; unitsConsumed: bigint }>

@@ -24,9 +24,29 @@ describe("priority-fee drains through ComputeBudget (kit-built, hand-written fak
     await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "COMPUTE_UNIT_PRICE_TOO_HIGH");
   });
 
-  test("a price exactly at the cap passes", async () => {
-    const tx = await buildTransaction(actors, { instructions: [computeLimit(20_000), computePrice(5_000_000n), transfer] });
+  test("a price exactly at the cap passes when limit x price stays within the priority-fee cap", async () => {
+    // 5,000 CU x 5,000,000 µlamports = 25,000 lamports: both caps met exactly.
+    const tx = await buildTransaction(actors, { instructions: [computeLimit(5_000), computePrice(5_000_000n), transfer] });
     expect((await verifyPayment(paymentRequest(tx, requirements), verifyDeps(actors))).ok).toBe(true);
+  });
+
+  test("limit and price each under their caps but 2,000,000 lamports together is PRIORITY_FEE_TOO_HIGH", async () => {
+    const tx = await buildTransaction(actors, { instructions: [computeLimit(400_000), computePrice(5_000_000n), transfer] });
+    const result = await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "PRIORITY_FEE_TOO_HIGH");
+    expect(result.ok ? "" : result.message).toContain("priority fee 2000000 lamports");
+  });
+
+  test("one lamport over the priority-fee cap is refused; the x84 client's 40,000 CU x 500,000 µlamports (20,000) passes", async () => {
+    const over = await buildTransaction(actors, { instructions: [computeLimit(25_001), computePrice(1_000_000n), transfer] });
+    await expectRejected(paymentRequest(over, requirements), verifyDeps(actors), "PRIORITY_FEE_TOO_HIGH");
+    const x84 = await buildTransaction(actors, { instructions: [computeLimit(40_000), computePrice(500_000n), transfer] });
+    expect((await verifyPayment(paymentRequest(x84, requirements), verifyDeps(actors))).ok).toBe(true);
+  });
+
+  test("the implicit compute limit is priced too: no SetComputeUnitLimit, a high price is PRIORITY_FEE_TOO_HIGH", async () => {
+    // Implicit limit 200,000 CU (one non-budget instruction) x 1,000,000 µlamports = 200,000 lamports.
+    const tx = await buildTransaction(actors, { instructions: [computePrice(1_000_000n), transfer] });
+    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "PRIORITY_FEE_TOO_HIGH");
   });
 
   test("a compute unit limit over the cap is COMPUTE_UNIT_LIMIT_TOO_HIGH", async () => {

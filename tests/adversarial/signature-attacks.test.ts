@@ -43,7 +43,7 @@ describe("payer signatures are verified cryptographically (kit-built, hand-writt
     await expectRejected(paymentRequest(spliced, requirements), verifyDeps(actors), "PAYER_SIGNATURE_INVALID");
   });
 
-  test("an extra required signer whose signature is missing is PAYER_SIGNATURE_INVALID", async () => {
+  test("an extra required signer, its signature missing or not, is TOO_MANY_SIGNATURES (each costs the fee payer 5,000 lamports)", async () => {
     const cosigner = await generateKeyPairSigner();
     // A memo that requires a second signer: build it signed, then zero that signer's slot (slot 2).
     const cosignerMeta: AccountSignerMeta = { address: cosigner.address, role: AccountRole.READONLY_SIGNER, signer: cosigner };
@@ -51,8 +51,9 @@ describe("payer signatures are verified cryptographically (kit-built, hand-writt
     const withCosigner = await buildTransaction(actors, {
       instructions: [computeLimit(20_000), computePrice(1n), await transferInstruction(actors), memo],
     });
+    await expectRejected(paymentRequest(withCosigner, requirements), verifyDeps(actors), "TOO_MANY_SIGNATURES");
     const stripped = editWire(withCosigner, (bytes) => void bytes.fill(0, 1 + 128, 1 + 192));
-    await expectRejected(paymentRequest(stripped, requirements), verifyDeps(actors), "PAYER_SIGNATURE_INVALID");
+    await expectRejected(paymentRequest(stripped, requirements), verifyDeps(actors), "TOO_MANY_SIGNATURES");
   });
 
   test("a transfer authority that is not a signer is PAYER_SIGNATURE_INVALID", async () => {

@@ -106,7 +106,7 @@ describe("settle end to end (buildService: embedded litesvm ledger with real SPL
 });
 
 describe("settle with insufficient funds (buildService: embedded litesvm ledger, PGlite store)", () => {
-  test("SETTLEMENT_FAILED with the ledger's message, nothing moves, record failed; after funding the same transaction settles", async () => {
+  test("INSUFFICIENT_FUNDS before anything is signed: nothing moves, nothing is recorded; after funding the same transaction settles", async () => {
     const payment = await fundedPayment(ledger, feePayer, { fund: DEFAULT_AMOUNT - 1n });
     const before = await balances(payment);
 
@@ -116,14 +116,12 @@ describe("settle with insufficient funds (buildService: embedded litesvm ledger,
     expect(failed.body["success"]).toBe(false);
     expect(failed.body["transaction"]).toBe("");
     expect(failed.body["network"]).toBe(service.config.NETWORK);
-    expect(failed.body["errorReason"]).toBe("SETTLEMENT_FAILED");
-    // The SPL Token program's own words, as the ledger reported them.
-    expect(String(failed.body["errorMessage"])).toContain("insufficient funds");
+    expect(failed.body["errorReason"]).toBe("INSUFFICIENT_FUNDS");
+    expect(String(failed.body["errorMessage"])).toBe(`source ${payment.payerAta} can pay ${DEFAULT_AMOUNT - 1n}, the payment needs ${DEFAULT_AMOUNT}`);
     expect(await balances(payment)).toEqual(before);
+    // No claim: a claim holds our signature, and none was made.
     const key = settlementKeyOfPayment(payment);
-    const record = await service.store.settlements.get(key);
-    expect(record?.state).toBe("failed");
-    expect(record?.error).toContain("insufficient funds");
+    expect(await service.store.settlements.get(key)).toBeNull();
 
     await ledger.setTokenAccount(payment.actors.payer.address, payment.requirements.asset as Address, { amount: DEFAULT_AMOUNT });
     const retried = await postJson(service.facilitatorApp, "/settle", payment.body);
@@ -133,8 +131,7 @@ describe("settle with insufficient funds (buildService: embedded litesvm ledger,
     expect(await usdcOf(ledger, payment.actors.payer.address)).toBe(0n);
     const settled = await service.store.settlements.get(key);
     expect(settled?.state).toBe("settled");
-    // The retry re-took the failed claim: a second attempt on the same record, not a new one.
-    expect(settled?.attempts).toBe(2);
+    expect(settled?.attempts).toBe(1);
     expect(settled?.signature).toBe(String(retried.body["transaction"]));
   });
 });

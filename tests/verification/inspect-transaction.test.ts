@@ -62,11 +62,13 @@ describe("domain: policy and reason codes", () => {
     expect(DEFAULT_VERIFICATION_POLICY).toEqual({
       maxComputeUnitLimit: 400_000,
       maxComputeUnitPriceMicroLamports: 5_000_000n,
+      maxPriorityFeeLamports: 25_000n,
       maxInstructions: 8,
       maxTransactionBytes: 1232,
     });
     expect(() => createVerificationPolicy({ maxTransactionBytes: 5000 })).toThrow(RangeError);
     expect(() => createVerificationPolicy({ maxInstructions: 0 })).toThrow(RangeError);
+    expect(() => createVerificationPolicy({ maxPriorityFeeLamports: -1n })).toThrow(RangeError);
     expect(Object.isFrozen(createVerificationPolicy())).toBe(true);
   });
 

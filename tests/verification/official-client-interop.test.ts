@@ -100,9 +100,10 @@ describe("interop: @x402/svm client payments verified against the embedded ledge
   test("simulation against the embedded ledger: a payer without funds is rejected", async () => {
     const result = await postVerify(await officialV2Body(broke));
     expect(result["isValid"]).toBe(false);
-    expect(result["invalidReason"]).toBe("SIMULATION_FAILED");
+    // The funds check reads the payer's token account before simulating: its own reason code.
+    expect(result["invalidReason"]).toBe("INSUFFICIENT_FUNDS");
     expect(result["payer"]).toBe(broke.address);
-    expect(String(result["invalidMessage"])).toContain("simulation failed");
+    expect(String(result["invalidMessage"])).toContain("is not an SPL token account");
   });
 
   test("the same unfunded payment passes with simulation off (so the ledger is what caught it)", async () => {
@@ -119,6 +120,6 @@ describe("interop: @x402/svm client payments verified against the embedded ledge
       sourceVersion: 2,
     };
     expect((await verifyPayment(request, { ...deps, simulate: false })).ok).toBe(true);
-    expect(await verifyPayment(request, deps)).toMatchObject({ ok: false, reason: "SIMULATION_FAILED" });
+    expect(await verifyPayment(request, deps)).toMatchObject({ ok: false, reason: "INSUFFICIENT_FUNDS" });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { Address } from "@solana/kit";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { verifyPayment } from "../../src/application/verify-payment.ts";
 import { createFakeLedger } from "./support/fake-ledger.ts";
@@ -6,8 +7,8 @@ import { buildTransaction, createActors, paymentRequest, requirementsFor } from 
 import { verifyDeps } from "./support/verify-deps.ts";
 
 /** A hand-written fake ledger whose isBlockhashValid answers only when the test opens the gate. */
-function gatedLedger() {
-  const base = createFakeLedger();
+function gatedLedger(payer: Address) {
+  const base = createFakeLedger(payer);
   let calls = 0;
   let open: ((valid: boolean) => void) | null = null;
   let fail: ((error: Error) => void) | null = null;
@@ -41,7 +42,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
   const request = paymentRequest(await buildTransaction(actors), requirementsFor(actors));
 
   test("concurrent verifications of one blockhash send one isBlockhashValid call and all get its answer", async () => {
-    const gate = gatedLedger();
+    const gate = gatedLedger(actors.payer.address);
     const deps = verifyDeps(actors, { ledger: gate.ledger });
     const pending = Array.from({ length: 5 }, () => verifyPayment(request, deps));
     await until(() => gate.simulations() === 5);
@@ -52,7 +53,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
   });
 
   test("an expired answer reaches every joined verification as BLOCKHASH_EXPIRED", async () => {
-    const gate = gatedLedger();
+    const gate = gatedLedger(actors.payer.address);
     const deps = verifyDeps(actors, { ledger: gate.ledger });
     const pending = Array.from({ length: 3 }, () => verifyPayment(request, deps));
     await until(() => gate.simulations() === 3);
@@ -63,7 +64,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
   });
 
   test("nothing is cached: once the call has answered, the next verification asks the ledger again", async () => {
-    const gate = gatedLedger();
+    const gate = gatedLedger(actors.payer.address);
     const deps = verifyDeps(actors, { ledger: gate.ledger });
     const first = verifyPayment(request, deps);
     await until(() => gate.simulations() === 1);
@@ -76,7 +77,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
   });
 
   test("an unreachable ledger fails every joined verification, and the next one retries", async () => {
-    const gate = gatedLedger();
+    const gate = gatedLedger(actors.payer.address);
     const deps = verifyDeps(actors, { ledger: gate.ledger });
     const pending = Array.from({ length: 2 }, () => verifyPayment(request, deps));
     await until(() => gate.simulations() === 2);

@@ -64,7 +64,7 @@ describe("verifyPayment use case (kit-built transactions, hand-written fake ledg
     deps.ledger.setSimulation({ ok: false, error: "would fail", logs: [] });
     const result = await verifyPayment(request, deps);
     expect(result.ok).toBe(true);
-    expect(deps.ledger.calls).toEqual({ simulate: 0, blockhash: 0 });
+    expect(deps.ledger.calls).toEqual({ simulate: 0, blockhash: 0, account: 0 });
   });
 
   test("settledLookup (hand-written fake store) gives ALREADY_SETTLED by key or paymentId", async () => {
@@ -72,9 +72,9 @@ describe("verifyPayment use case (kit-built transactions, hand-written fake ledg
     const settledKeys = new Set<string>();
     const settledIds = new Set(["ab12"]);
     const deps = verifyDeps(actors, {
-      settledLookup: async (key, paymentId) => {
-        seen.push([key, paymentId]);
-        return settledKeys.has(key) || (paymentId !== null && settledIds.has(paymentId));
+      settledLookup: async (key, scoped) => {
+        seen.push([key, scoped?.paymentId ?? null]);
+        return settledKeys.has(key) || (scoped !== null && scoped.payer === actors.payer.address && settledIds.has(scoped.paymentId));
       },
     });
     const first = await verifyPayment(request, deps);

@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
+import { LAMPORTS_PER_SIGNATURE } from "../../domain/verification/fee-checks.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import { buildDelegatedTransfer } from "../modes/build-delegated-transfer.ts";
 import { type VerifyAnyDeps, verifyModeRequest } from "../modes/verify-any-payment.ts";
@@ -53,6 +54,8 @@ export function modeSettlementVerifier(deps: VerifyAnyDeps & Readonly<{ ledger: 
         feePayer: delegated.delegateAuthority,
         transaction,
         blockhash: latest.blockhash,
+        // We build it: one signature (ours, as fee payer and SPL delegate), no priority fee.
+        feeLamports: LAMPORTS_PER_SIGNATURE,
         ...(delegated.budget && delegated.delegationPda ? { budget: { delegation: delegated.delegationPda, ...delegated.budget } } : {}),
         ...common,
       },

@@ -8,12 +8,14 @@ import {
   getTransactionEncoder,
 } from "@solana/kit";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
-import type { Ledger } from "../ports/ledger.ts";
+import type { Rejection } from "../../domain/verification/rejection.ts";
+import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { SettlementRecord, SettlementStore, SpendingBudget } from "../ports/settlement-store.ts";
+import type { BudgetedClaimResult, SettlementRecord, SettlementStore, SpendingBudget } from "../ports/settlement-store.ts";
 import type { Confirmer } from "./batched-confirmation.ts";
 import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
+import type { FeeBudget, FeeReservation } from "./fee-budget.ts";
 import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
 import { submitTransaction } from "./submit-transaction.ts";
@@ -56,7 +58,14 @@ export type TransactionCandidate = CandidateTerms &
     blockhash: string;
     /** Client-side delegated payments: the Delegation budget the claim is charged to. */
     budget?: SpendingBudget;
+    /** What landing the transaction costs our fee payer, charged to the fee budget before signing. */
+    feeLamports: bigint;
+    /** Shows the payment fundable on the ledger as it is now; run before anything is signed. */
+    checkFundable?: () => Promise<Rejection | null>;
   }>;
+
+/** Where a settled or failed transaction's fee went, for the lamports-spent metric. */
+export type FeeSpentObserver = (outcome: "settled" | "failed", feePayer: string, lamports: bigint) => void;
 
 export type SettleTransactionDeps = Readonly<{
   ledger: Ledger;
@@ -71,6 +80,9 @@ export type SettleTransactionDeps = Readonly<{
   confirm?: Confirmer;
   /** Shared blockhash reads; default: two RPC calls per settlement. */
   blockhashWindow?: BlockhashWindowReader;
+  /** Per-payer and per-fee-payer spending limits; absent means unlimited (unit tests only). */
+  feeBudget?: FeeBudget;
+  onFeeSpent?: FeeSpentObserver;
 }>;
 
 /**
@@ -79,7 +91,7 @@ export type SettleTransactionDeps = Readonly<{
  * recovery can finish from the ledger alone.
  */
 export async function settleTransaction(deps: SettleTransactionDeps, candidate: TransactionCandidate): Promise<SettleResponse> {
-  const { ledger, store, network } = deps;
+  const { ledger, network } = deps;
   const window = await (deps.blockhashWindow ? deps.blockhashWindow(candidate.blockhash) : readBlockhashWindow(ledger, candidate.blockhash));
   if (window.kind === "unavailable") {
     return settleFailure(
@@ -93,28 +105,50 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
     return settleFailure(network, "BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction", candidate.payer);
   }
   const lastValidBlockHeight = window.lastValidBlockHeight;
-  const signatureBytes = await deps.sign(candidate.feePayer, new Uint8Array(candidate.transaction.messageBytes));
-  const signed: Transaction = {
-    ...candidate.transaction,
-    signatures: { ...candidate.transaction.signatures, [candidate.feePayer]: signatureBytes as SignatureBytes },
-  };
-  const wire = new Uint8Array(getTransactionEncoder().encode(signed));
-  const signature = getBase58Decoder().decode(signatureBytes) as Signature;
+  // SECURITY: one KMS/HSM signature per anonymous request is a cost; an unfundable payment gets none.
+  let unfundable: Rejection | null = null;
+  try {
+    unfundable = candidate.checkFundable ? await candidate.checkFundable() : null;
+  } catch (error) {
+    if (!(error instanceof LedgerError)) throw error;
+    return settleFailure(network, "SETTLEMENT_FAILED", `the ledger is unavailable (${error.message}); nothing was signed or submitted, retry later`, candidate.payer);
+  }
+  if (unfundable) return settleFailure(network, unfundable.reason, unfundable.message, candidate.payer);
+  // SECURITY: the fee is charged to the budgets before our key signs anything.
+  const budget = deps.feeBudget
+    ? await deps.feeBudget.reserve({ payer: candidate.payer, feePayer: candidate.feePayer, lamports: candidate.feeLamports })
+    : null;
+  if (budget && !budget.ok) return settleFailure(network, "FEE_BUDGET_EXCEEDED", budget.message, candidate.payer);
+  return signClaimAndSubmit(deps, candidate, lastValidBlockHeight, budget?.reservation ?? null);
+}
 
-  const draft = {
-    key: candidate.key,
-    paymentId: candidate.paymentId,
-    payer: candidate.payer,
-    payTo: candidate.payTo,
-    asset: candidate.asset,
-    amount: candidate.amount,
-    network,
-    mode: candidate.mode,
-    signature,
-    wireTransaction: getBase64Decoder().decode(wire),
-    lastValidBlockHeight,
-  };
-  const claim = candidate.budget ? await store.claimWithinBudget(draft, candidate.budget) : await store.claim(draft);
+/** Gives the fee back when nothing landed; a store hiccup here only leaves the budget conservative. */
+async function giveBack(deps: SettleTransactionDeps, reservation: FeeReservation | null): Promise<void> {
+  if (!reservation || !deps.feeBudget) return;
+  try {
+    await deps.feeBudget.release(reservation);
+  } catch (error) {
+    deps.logger.warn("fee budget release failed; the budget stays charged", { error });
+  }
+}
+
+async function signClaimAndSubmit(
+  deps: SettleTransactionDeps,
+  candidate: TransactionCandidate,
+  lastValidBlockHeight: bigint,
+  reservation: FeeReservation | null,
+): Promise<SettleResponse> {
+  const { ledger, store, network } = deps;
+  let claimed: SignedClaim;
+  try {
+    claimed = await signAndClaim(deps, candidate, lastValidBlockHeight);
+  } catch (error) {
+    // Nothing was sent: a signer or store failure leaves the fee unspent.
+    await giveBack(deps, reservation);
+    throw error;
+  }
+  const { claim, wire, signature } = claimed;
+  if (claim.outcome !== "claimed") await giveBack(deps, reservation);
   if (claim.outcome === "over-budget") {
     return settleFailure(
       network,
@@ -134,6 +168,7 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
   const log = deps.logger.child({ key: candidate.key, signature });
   const submission = await submitTransaction(ledger, wire, signature);
   if (submission.kind === "rejected") {
+    await giveBack(deps, reservation);
     // Nothing landed, so a store failure here only leaves an open record for recovery to fail.
     await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error: submission.error })));
     log.info("settlement rejected by the ledger", { error: submission.error });
@@ -149,6 +184,7 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
           log.error("confirmed on the ledger but the record was already final or retaken", { state: (await store.get(candidate.key))?.state });
         }
       });
+      deps.onFeeSpent?.("settled", candidate.feePayer, candidate.feeLamports);
       log.info("settled", { payer: candidate.payer, amount: candidate.amount });
       return {
         success: true,
@@ -159,6 +195,9 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
       };
     case "failed":
     case "expired": {
+      // A transaction that failed on chain was charged its fee; an expired one never landed.
+      if (outcome.kind === "failed") deps.onFeeSpent?.("failed", candidate.feePayer, candidate.feeLamports);
+      else await giveBack(deps, reservation);
       const error = outcome.kind === "failed" ? `transaction failed on-chain: ${outcome.error}` : "blockhash expired before the transaction was confirmed";
       await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error })));
       return settleFailure(network, "SETTLEMENT_FAILED", error, candidate.payer);
@@ -173,6 +212,34 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
         candidate.payer,
       );
   }
+}
+
+type SignedClaim = Readonly<{ claim: BudgetedClaimResult; wire: Uint8Array; signature: Signature }>;
+
+/** Co-signs and claims: the claim stores our signature and the signed bytes before any send. */
+async function signAndClaim(deps: SettleTransactionDeps, candidate: TransactionCandidate, lastValidBlockHeight: bigint): Promise<SignedClaim> {
+  const signatureBytes = await deps.sign(candidate.feePayer, new Uint8Array(candidate.transaction.messageBytes));
+  const signed: Transaction = {
+    ...candidate.transaction,
+    signatures: { ...candidate.transaction.signatures, [candidate.feePayer]: signatureBytes as SignatureBytes },
+  };
+  const wire = new Uint8Array(getTransactionEncoder().encode(signed));
+  const signature = getBase58Decoder().decode(signatureBytes) as Signature;
+  const draft = {
+    key: candidate.key,
+    paymentId: candidate.paymentId,
+    payer: candidate.payer,
+    payTo: candidate.payTo,
+    asset: candidate.asset,
+    amount: candidate.amount,
+    network: deps.network,
+    mode: candidate.mode,
+    signature,
+    wireTransaction: getBase64Decoder().decode(wire),
+    lastValidBlockHeight,
+  };
+  const claim = candidate.budget ? await deps.store.claimWithinBudget(draft, candidate.budget) : await deps.store.claim(draft);
+  return { claim, wire, signature };
 }
 
 /** Another request or replica holds the claim: wait for its final state instead of submitting. */

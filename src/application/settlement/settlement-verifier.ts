@@ -1,15 +1,15 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
-import { type VerifyPaymentDeps, verifyPayment } from "../verify-payment.ts";
+import { type VerifyPaymentDeps, checkSourceFunds, verifyPayment } from "../verify-payment.ts";
 import type { VerifyForSettlement } from "./settle-payment.ts";
 
 /**
  * The standard-mode verification for /settle: every rule of /verify except the ledger
- * simulation, which the submission's own preflight repeats on the co-signed bytes (a failure
+ * simulation and the funds check (run by settlement itself, just before signing), which the submission's own preflight repeats on the co-signed bytes (a failure
  * there is the spec's SETTLEMENT_FAILED with the ledger's message). The already-settled check is
  * left out too: for /settle a settled payment is an idempotent hit, not an error.
  */
 export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSettlement {
-  const settleDeps: VerifyPaymentDeps = { ...deps, simulate: false, settledLookup: undefined };
+  const settleDeps: VerifyPaymentDeps = { ...deps, simulate: false, checkFunds: false, settledLookup: undefined };
   return async (request: PaymentRequest) => {
     const verified = await verifyPayment(request, settleDeps);
     if (!verified.ok) return verified;
@@ -27,6 +27,10 @@ export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSe
         feePayer: verified.feePayer,
         transaction: verified.transaction,
         blockhash: verified.recentBlockhash,
+        feeLamports: verified.feeLamports,
+        // SECURITY: run after the idempotency check (a settled payment's funds are gone) and
+        // before anything is signed: no signature for a payment that cannot pay.
+        checkFundable: () => checkSourceFunds(deps.ledger, verified.transfer, request.paymentRequirements),
       },
     };
   };

@@ -23,6 +23,14 @@ export function checkAsset(requirements: PaymentRequirements, supported: Support
 }
 
 /**
+ * SECURITY: a zero-amount payment pays nobody, but its fee is ours to pay: it could only ever be
+ * a way to make the fee payer spend.
+ */
+export function checkNonZeroAmount(requirements: PaymentRequirements): Rejection | null {
+  return requirements.amount > 0n ? null : reject("ZERO_AMOUNT", "the required amount is 0; a payment must move at least one base unit");
+}
+
+/**
  * SECURITY: the client must have accepted exactly what the server asked for; otherwise a
  * payment built for a cheaper or different offer could be presented against this one.
  */
@@ -49,6 +57,7 @@ export function checkRequirements(
     checkScheme(requirements) ??
     checkNetwork(requirements, supported) ??
     checkAsset(requirements, supported) ??
+    checkNonZeroAmount(requirements) ??
     checkAcceptedMatches(payload, requirements)
   );
 }

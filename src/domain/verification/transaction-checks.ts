@@ -3,10 +3,6 @@ import type { TransactionView, TransferChecked } from "../transaction/transactio
 import { reject, type Rejection } from "./rejection.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
 
-/** The runtime's implicit compute limit: 200,000 CU per non-ComputeBudget instruction, at most 1.4M. */
-const DEFAULT_UNITS_PER_INSTRUCTION = 200_000;
-const MAX_UNITS_PER_TRANSACTION = 1_400_000;
-
 /** SECURITY: a packet over the limit is refused by the network; over our cap it wastes our work. */
 export function checkTransactionSize(wire: Uint8Array, policy: VerificationPolicy): Rejection | null {
   return wire.byteLength <= policy.maxTransactionBytes
@@ -40,44 +36,6 @@ export function checkProgramsAllowed(view: TransactionView): Rejection | null {
     const program = instruction.programAddress;
     if (program === TOKEN_PROGRAM || program === COMPUTE_BUDGET_PROGRAM || isMemoProgram(program)) continue;
     return reject("DISALLOWED_PROGRAM", `instruction ${instruction.index} calls program ${program}, which is not allowed`);
-  }
-  return null;
-}
-
-/**
- * SECURITY: the fee payer pays limit x price as priority fee. Unknown ComputeBudget instructions
- * (heap frames, account data limits) and duplicates (which the runtime rejects after charging) are
- * refused, and both values are capped. Without SetComputeUnitLimit the runtime's implicit limit counts.
- */
-export function checkComputeBudget(view: TransactionView, policy: VerificationPolicy): Rejection | null {
-  let limit: number | null = null;
-  let price: bigint | null = null;
-  let nonBudgetInstructions = 0;
-  for (const instruction of view.instructions) {
-    const meaning = instruction.meaning;
-    if (meaning.kind === "compute-budget-other") {
-      return reject("COMPUTE_BUDGET_INVALID", `instruction ${instruction.index} is an unknown or malformed ComputeBudget instruction`);
-    }
-    if (meaning.kind === "compute-unit-limit") {
-      if (limit !== null) return reject("COMPUTE_BUDGET_INVALID", "SetComputeUnitLimit appears more than once");
-      limit = meaning.units;
-    } else if (meaning.kind === "compute-unit-price") {
-      if (price !== null) return reject("COMPUTE_BUDGET_INVALID", "SetComputeUnitPrice appears more than once");
-      price = meaning.microLamports;
-    } else {
-      nonBudgetInstructions++;
-    }
-  }
-  const effectiveLimit = limit ?? Math.min(MAX_UNITS_PER_TRANSACTION, DEFAULT_UNITS_PER_INSTRUCTION * nonBudgetInstructions);
-  if (effectiveLimit > policy.maxComputeUnitLimit) {
-    const source = limit === null ? "implicit compute unit limit (no SetComputeUnitLimit)" : "compute unit limit";
-    return reject("COMPUTE_UNIT_LIMIT_TOO_HIGH", `${source} ${effectiveLimit} exceeds the cap ${policy.maxComputeUnitLimit}`);
-  }
-  if (price !== null && price > policy.maxComputeUnitPriceMicroLamports) {
-    return reject(
-      "COMPUTE_UNIT_PRICE_TOO_HIGH",
-      `compute unit price ${price} micro-lamports exceeds the cap ${policy.maxComputeUnitPriceMicroLamports}`,
-    );
   }
   return null;
 }

@@ -57,3 +57,18 @@ export function checkAuthorityIsSigner(view: TransactionView, transfer: Transfer
     ? null
     : reject("PAYER_SIGNATURE_INVALID", `transfer authority ${transfer.authority} is not a signer of the transaction`);
 }
+
+/**
+ * SECURITY: a payment to oneself moves nothing, yet the fee payer pays its fee: an attacker could
+ * drain us with free self-transfers. Refused when the authority is payTo, or the tokens stay in one
+ * account. (The source account's owner is compared with payTo once it is read, in the funds check.)
+ */
+export function checkNotSelfPayment(transfer: TransferChecked, requirements: PaymentRequirements): Rejection | null {
+  if (transfer.authority === requirements.payTo) {
+    return reject("SELF_PAYMENT", `the payer ${transfer.authority} is the recipient payTo`);
+  }
+  if (transfer.source === transfer.destination || transfer.source === requirements.payTo) {
+    return reject("SELF_PAYMENT", `the transfer's source ${transfer.source} is also its destination`);
+  }
+  return null;
+}

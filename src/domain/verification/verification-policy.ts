@@ -7,6 +7,11 @@ export type VerificationPolicy = Readonly<{
   maxComputeUnitLimit: number;
   /** SetComputeUnitPrice cap in micro-lamports per compute unit. */
   maxComputeUnitPriceMicroLamports: bigint;
+  /**
+   * Cap on the priority fee one transaction makes the fee payer pay: compute-unit limit x price,
+   * in lamports. Limit and price are capped apart too, but their product is what costs money.
+   */
+  maxPriorityFeeLamports: bigint;
   /** Top-level instructions allowed. The official client sends 4 (limit, price, transfer, memo). */
   maxInstructions: number;
   /** Wire size cap; Solana's packet limit is 1232 bytes. */
@@ -16,6 +21,7 @@ export type VerificationPolicy = Readonly<{
 export const DEFAULT_VERIFICATION_POLICY: VerificationPolicy = Object.freeze({
   maxComputeUnitLimit: 400_000,
   maxComputeUnitPriceMicroLamports: 5_000_000n,
+  maxPriorityFeeLamports: 25_000n,
   maxInstructions: 8,
   maxTransactionBytes: 1232,
 });
@@ -34,6 +40,9 @@ export function createVerificationPolicy(overrides: Partial<VerificationPolicy> 
   }
   if (policy.maxComputeUnitPriceMicroLamports < 0n) {
     throw new RangeError("maxComputeUnitPriceMicroLamports must not be negative");
+  }
+  if (policy.maxPriorityFeeLamports < 0n) {
+    throw new RangeError("maxPriorityFeeLamports must not be negative");
   }
   if (!Number.isSafeInteger(policy.maxInstructions) || policy.maxInstructions < 1) {
     throw new RangeError("maxInstructions must be a positive integer");

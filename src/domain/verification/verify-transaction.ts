@@ -6,15 +6,15 @@ import type { TransactionView, TransferChecked } from "../transaction/transactio
 import { checkFeePayerIsOurs, checkFeePayerNotInInstructions, checkFeePayerSlotEmpty } from "./fee-payer-checks.ts";
 import { reject, type Rejection } from "./rejection.ts";
 import { checkPayerSignatures } from "./signature-checks.ts";
+import { checkComputeLimits, checkPriorityFee, checkSignatureCount, readComputeBudget, transactionFeeLamports } from "./fee-checks.ts";
 import {
-  checkComputeBudget,
   checkInstructionCount,
   checkNoLookupTables,
   checkProgramsAllowed,
   checkTransactionSize,
   findSingleTransfer,
 } from "./transaction-checks.ts";
-import { checkAmount, checkAuthorityIsSigner, checkDecimals, checkMint, checkRecipient } from "./transfer-checks.ts";
+import { checkAmount, checkAuthorityIsSigner, checkDecimals, checkMint, checkNotSelfPayment, checkRecipient } from "./transfer-checks.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
 
 export type TransactionCheckInput = Readonly<{
@@ -28,7 +28,14 @@ export type TransactionCheckInput = Readonly<{
 }>;
 
 export type TransactionVerdict =
-  | Readonly<{ ok: true; view: TransactionView; transfer: TransferChecked; payer: Address }>
+  | Readonly<{
+      ok: true;
+      view: TransactionView;
+      transfer: TransferChecked;
+      payer: Address;
+      /** What landing this transaction costs the fee payer: base fee per signature plus priority fee. */
+      feeLamports: bigint;
+    }>
   /** `payer` is set once the transfer was found, so answers can name who tried to pay. */
   | Readonly<{ ok: false; rejection: Rejection; payer?: Address }>;
 
@@ -50,6 +57,10 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
 
   const structural = checkStructure(view, input);
   if (structural) return { ok: false, rejection: structural };
+  const budget = readComputeBudget(view);
+  if ("reason" in budget) return { ok: false, rejection: budget };
+  const costly = checkComputeLimits(budget, input.policy) ?? checkPriorityFee(budget, input.policy);
+  if (costly) return { ok: false, rejection: costly };
   const found = findSingleTransfer(view);
   if (!found.ok) return found;
   const transfer = found.transfer;
@@ -60,11 +71,12 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
     checkMint(transfer, input.requirements) ??
     checkDecimals(transfer, input.assetDecimals) ??
     checkAmount(transfer, input.requirements) ??
+    checkNotSelfPayment(transfer, input.requirements) ??
     (await checkRecipient(transfer, input.requirements, input.atas)) ??
     checkAuthorityIsSigner(view, transfer) ??
     (await checkPayerSignatures(view));
   if (rejection) return { ok: false, rejection, payer };
-  return { ok: true, view, transfer, payer };
+  return { ok: true, view, transfer, payer, feeLamports: transactionFeeLamports(view.signatureSlots.length, budget) };
 }
 
 /** Rules on the message's shape that need neither the transfer nor any hashing. */
@@ -73,8 +85,8 @@ function checkStructure(view: TransactionView, input: TransactionCheckInput): Re
     checkNoLookupTables(view) ??
     checkFeePayerIsOurs(view, input.feePayers, input.requirements.extra["feePayer"]) ??
     checkFeePayerSlotEmpty(view) ??
+    checkSignatureCount(view) ??
     checkInstructionCount(view, input.policy) ??
-    checkProgramsAllowed(view) ??
-    checkComputeBudget(view, input.policy)
+    checkProgramsAllowed(view)
   );
 }

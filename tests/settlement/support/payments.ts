@@ -42,6 +42,8 @@ export type PaymentOptions = Readonly<{
   fund?: bigint;
   /** Memo text; distinct text makes otherwise equal payments distinct transactions. */
   memo?: string;
+  /** Pay again as an earlier payment's payer, to its payTo (default: fresh keys). */
+  actors?: Actors;
 }>;
 
 /** What building a funded payment needs from a ledger: the embedded one, or its JSON-RPC cheat codes. */
@@ -53,11 +55,13 @@ export type FundingLedger = Readonly<{
 /** A funded payer, an empty merchant account and a payment on a real blockhash of `ledger`. */
 export async function fundedPayment(ledger: FundingLedger, feePayer: Address, options: PaymentOptions = {}): Promise<Payment> {
   const amount = options.amount ?? DEFAULT_AMOUNT;
-  const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+  const [payer, payTo] = options.actors
+    ? [options.actors.payer, options.actors.payTo]
+    : await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
   // The fee payer's key is not ours: only its address goes into the message.
   const actors: Actors = { payer, payTo, feePayer: payer };
   const payerAta = await ledger.setTokenAccount(payer.address, USDC, { amount: options.fund ?? amount });
-  const payToAta = await ledger.setTokenAccount(payTo.address, USDC, { amount: 0n });
+  const payToAta = options.actors ? await ataOf(payTo.address) : await ledger.setTokenAccount(payTo.address, USDC, { amount: 0n });
   const { blockhash } = await ledger.getLatestBlockhash();
   const transaction = await buildTransaction(actors, {
     feePayerAddress: feePayer,

@@ -9,7 +9,7 @@ export function verifyDeps(
   actors: Actors,
   overrides: Partial<VerifyPaymentDeps> = {},
 ): VerifyPaymentDeps & Readonly<{ ledger: FakeLedger }> {
-  const ledger = createFakeLedger();
+  const ledger = createFakeLedger(actors.payer.address);
   return {
     ledger,
     feePayers: [actors.feePayer.address] as readonly Address[],

@@ -1,0 +1,13 @@
+/**
+ * Counters per scope and fixed time window, shared by every replica (PostgreSQL, or Redis when
+ * REDIS_URL is set). The fee budget is built on them.
+ */
+export type WindowCounters = Readonly<{
+  /**
+   * Adds `amount` to the counter of each scope in `window`, all at once, and returns each
+   * counter's new total in the order of `scopes`.
+   */
+  add(window: number, scopes: readonly string[], amount: bigint): Promise<readonly bigint[]>;
+  /** Takes back an earlier `add` (a reservation that was refused or spent nothing). */
+  subtract(window: number, scopes: readonly string[], amount: bigint): Promise<void>;
+}>;

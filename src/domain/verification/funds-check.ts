@@ -1,0 +1,41 @@
+import type { TokenAccountView } from "../modes/token-delegate-check.ts";
+import type { PaymentRequirements } from "../payment/payment-request.ts";
+import type { TransferChecked } from "../transaction/transaction-view.ts";
+import { reject, type Rejection } from "./rejection.ts";
+
+/**
+ * SECURITY: the payment must be fundable before we sign anything: each co-signature may be a paid
+ * KMS or HSM call, and a transfer that must fail still costs the fee payer its fee. Reads of the
+ * source token account answer: does it exist for this mint, may the authority move `amount` out of
+ * it, and is its owner someone other than the recipient (a self-payment through a second account
+ * or a delegate).
+ */
+export function checkSourceFunds(
+  account: TokenAccountView | null,
+  transfer: TransferChecked,
+  requirements: PaymentRequirements,
+): Rejection | null {
+  if (account === null) return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} is not an SPL token account: the payer holds nothing there`);
+  if (account.mint !== transfer.mint) {
+    return reject("MINT_MISMATCH", `source ${transfer.source} holds ${account.mint}, not ${transfer.mint}`);
+  }
+  if (account.owner === requirements.payTo) {
+    return reject("SELF_PAYMENT", `source ${transfer.source} belongs to the recipient payTo ${requirements.payTo}`);
+  }
+  if (account.frozen) return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} is frozen`);
+  const spendable = spendableBy(account, transfer.authority);
+  if (spendable === null) {
+    return reject("INSUFFICIENT_FUNDS", `${transfer.authority} is neither the owner nor the delegate of source ${transfer.source}`);
+  }
+  if (spendable < transfer.amount) {
+    return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} can pay ${spendable}, the payment needs ${transfer.amount}`);
+  }
+  return null;
+}
+
+/** What `authority` may move: the whole balance as owner, at most the allowance as delegate. */
+function spendableBy(account: TokenAccountView, authority: string): bigint | null {
+  if (account.owner === authority) return account.amount;
+  if (account.delegate === authority) return account.amount < account.delegatedAmount ? account.amount : account.delegatedAmount;
+  return null;
+}
