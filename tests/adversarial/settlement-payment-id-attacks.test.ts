@@ -40,14 +40,26 @@ describe("paymentId attacks on /settle (whole service: embedded ledger, real SPL
     expect(await usdcOf(ledger, payment.actors.payTo.address)).toBe(DEFAULT_AMOUNT);
   });
 
-  test("a paymentId settled for one transaction cannot vouch for another transaction", async () => {
-    const victim = await fundedPayment(ledger, feePayer);
-    const attacker = await fundedPayment(ledger, feePayer, { amount: 1n });
-    expect((await postJson(service.facilitatorApp, "/settle", withPaymentId(victim, "shared-id"))).body).toMatchObject({ success: true });
+  test("a paymentId settled for one transaction cannot vouch for another transaction of the same payer", async () => {
+    const first = await fundedPayment(ledger, feePayer);
+    expect((await postJson(service.facilitatorApp, "/settle", withPaymentId(first, "shared-id"))).body).toMatchObject({ success: true });
+    const second = await fundedPayment(ledger, feePayer, { actors: first.actors, amount: 1n });
 
-    const hijack = await postJson(service.facilitatorApp, "/settle", withPaymentId(attacker, "shared-id"));
-    expect(hijack.body).toMatchObject({ success: false, transaction: "", errorReason: "ALREADY_SETTLED" });
-    expect(String(hijack.body["errorMessage"])).not.toContain(String((await postJson(service.facilitatorApp, "/settle", withPaymentId(victim, "shared-id"))).body["transaction"]));
-    expect(await usdcOf(ledger, attacker.actors.payTo.address)).toBe(0n);
+    const reuse = await postJson(service.facilitatorApp, "/settle", withPaymentId(second, "shared-id"));
+    expect(reuse.body).toMatchObject({ success: false, transaction: "", errorReason: "ALREADY_SETTLED" });
+    expect(await usdcOf(ledger, first.actors.payTo.address)).toBe(DEFAULT_AMOUNT);
+  });
+
+  test("a paymentId is the payer's own: a stranger who uses a pending id first cannot block or answer for the payer", async () => {
+    const victim = await fundedPayment(ledger, feePayer);
+    const squatter = await fundedPayment(ledger, feePayer, { amount: 1n });
+    const squat = await postJson(service.facilitatorApp, "/settle", withPaymentId(squatter, "victim-order-7"));
+    // The squatter paid its own payTo: that is its own payment, answered with its own payer.
+    expect(squat.body).toMatchObject({ success: true, payer: squatter.actors.payer.address });
+
+    const real = await postJson(service.facilitatorApp, "/settle", withPaymentId(victim, "victim-order-7"));
+    expect(real.body).toMatchObject({ success: true, payer: victim.actors.payer.address, extensions: { paymentId: "victim-order-7" } });
+    expect(real.body["transaction"]).not.toBe(squat.body["transaction"]);
+    expect(await usdcOf(ledger, victim.actors.payTo.address)).toBe(DEFAULT_AMOUNT);
   });
 });

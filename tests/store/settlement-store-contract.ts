@@ -47,7 +47,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect(result.record.error).toBeNull();
       expect(result.record.createdAt).toBeInstanceOf(Date);
       expect(await store().get(d.key)).toEqual(result.record);
-      expect(await store().findByPaymentId(d.paymentId ?? "")).toEqual(result.record);
+      expect(await store().findByPaymentId(d.payer, d.paymentId ?? "")).toEqual(result.record);
     });
 
     test("nullable fields round-trip as null", async () => {
@@ -59,7 +59,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
 
     test("unknown key and paymentId read as null", async () => {
       expect(await store().get(uniqueId())).toBeNull();
-      expect(await store().findByPaymentId(uniqueId())).toBeNull();
+      expect(await store().findByPaymentId(draft().payer, uniqueId())).toBeNull();
     });
 
     test("a duplicate key is `exists` and keeps the first claim", async () => {
@@ -89,6 +89,15 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       const winnerPayer = winners[0]?.record.payer;
       for (const r of results) expect(r.record.payer).toBe(winnerPayer ?? "");
       expect((await store().get(key))?.payer).toBe(winnerPayer ?? "");
+    });
+
+    test("a paymentId is scoped to its payer: another payer's claim of the same id is its own payment", async () => {
+      const first = draft();
+      const other = draft({ paymentId: first.paymentId, payer: "OtherPayer111111111111111111111111111111111" });
+      expect((await store().claim(first)).outcome).toBe("claimed");
+      expect((await store().claim(other)).outcome).toBe("claimed");
+      expect((await store().findByPaymentId(other.payer, other.paymentId ?? ""))?.key).toBe(other.key);
+      expect((await store().findByPaymentId(first.payer, first.paymentId ?? ""))?.key).toBe(first.key);
     });
 
     test("50 concurrent claims of one paymentId under different keys: exactly one is claimed", async () => {
@@ -152,7 +161,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       const rebuilt = draft({ paymentId: failedOne.paymentId });
       const result = await store().claim(rebuilt);
       expect(result.outcome).toBe("claimed");
-      expect((await store().findByPaymentId(failedOne.paymentId ?? ""))?.key).toBe(rebuilt.key);
+      expect((await store().findByPaymentId(failedOne.payer, failedOne.paymentId ?? ""))?.key).toBe(rebuilt.key);
       const released = await store().get(failedOne.key);
       expect(released?.state).toBe("failed");
       expect(released?.paymentId).toBeNull();

@@ -77,7 +77,8 @@ export type SettlementStore = Readonly<{
    */
   finish(key: string, signature: string, outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>): Promise<boolean>;
   get(key: string): Promise<SettlementRecord | null>;
-  findByPaymentId(paymentId: string): Promise<SettlementRecord | null>;
+  /** paymentIds are scoped to their payer: two payers may use the same id. */
+  findByPaymentId(payer: string, paymentId: string): Promise<SettlementRecord | null>;
   /** Records still pending or submitted, oldest first, for crash recovery. */
   listUnresolved(limit: number): Promise<readonly SettlementRecord[]>;
 }>;

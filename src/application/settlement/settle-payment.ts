@@ -106,7 +106,7 @@ export function createSettlementService(
 }
 
 async function findPrevious(store: SettlementStore, candidate: SettlementCandidate): Promise<SettlementRecord | null> {
-  return (await store.get(candidate.key)) ?? (candidate.paymentId ? await store.findByPaymentId(candidate.paymentId) : null);
+  return (await store.get(candidate.key)) ?? (candidate.paymentId ? await store.findByPaymentId(candidate.payer, candidate.paymentId) : null);
 }
 
 /**

@@ -60,10 +60,32 @@ ALTER TABLE settlements ADD COLUMN delegation text;
 CREATE INDEX settlements_delegation_idx ON settlements (delegation) WHERE delegation IS NOT NULL;
 `;
 
+/**
+ * SECURITY: a paymentId is unique per payer, not globally: with one global namespace, anyone who
+ * learned a pending id could claim it first with their own transaction and block the real payment.
+ */
+const SCOPE_PAYMENT_ID_TO_PAYER = `
+DROP INDEX settlements_payment_id_key;
+CREATE UNIQUE INDEX settlements_payer_payment_id_key ON settlements (payer, payment_id) WHERE payment_id IS NOT NULL;
+`;
+
+/** Lamports our fee payers spent per scope (a payer, a fee payer) and time window, shared by replicas. */
+const CREATE_FEE_BUDGET_WINDOWS = `
+CREATE TABLE fee_budget_windows (
+  scope     text NOT NULL,
+  window_id bigint NOT NULL,
+  spent     numeric(20,0) NOT NULL,
+  PRIMARY KEY (scope, window_id)
+);
+CREATE INDEX fee_budget_windows_window_idx ON fee_budget_windows (window_id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
   Object.freeze({ version: 3, name: "settlement_delegation", sql: ADD_SETTLEMENT_DELEGATION }),
+  Object.freeze({ version: 4, name: "payment_id_per_payer", sql: SCOPE_PAYMENT_ID_TO_PAYER }),
+  Object.freeze({ version: 5, name: "fee_budget_windows", sql: CREATE_FEE_BUDGET_WINDOWS }),
 ]);
 
 /** The schema version a fully migrated database reports. */

@@ -36,7 +36,7 @@ const RETAKE_FAILED_CLAIM = `
 /** A failed settlement never moved money, so its paymentId may serve a rebuilt transaction. */
 const RELEASE_FAILED_PAYMENT_ID = `
   UPDATE settlements SET payment_id = NULL, updated_at = now()
-   WHERE payment_id = $1 AND state = 'failed'
+   WHERE payer = $1 AND payment_id = $2 AND state = 'failed'
   RETURNING key`;
 
 // Serialises budget checks per Delegation across every connection and process.
@@ -48,7 +48,7 @@ const DELEGATION_USE = `
 const SET_DELEGATION = `UPDATE settlements SET delegation = $2 WHERE key = $1`;
 
 const SELECT_BY_KEY = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE key = $1`;
-const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE payment_id = $1`;
+const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE payer = $1 AND payment_id = $2`;
 
 const MARK_SUBMITTED = `
   UPDATE settlements SET state = 'submitted', updated_at = now()
@@ -100,7 +100,7 @@ export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
       return (await db.query(FINISH, [key, outcome.state, error, signature])).length > 0;
     },
     get: (key: string) => selectOne(db, SELECT_BY_KEY, key),
-    findByPaymentId: (paymentId: string) => selectOne(db, SELECT_BY_PAYMENT_ID, paymentId),
+    findByPaymentId: (payer: string, paymentId: string) => selectOne(db, SELECT_BY_PAYMENT_ID, payer, paymentId),
     async listUnresolved(limit: number): Promise<readonly SettlementRecord[]> {
       if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("limit must be a non-negative integer");
       if (limit === 0) return Object.freeze([]);
@@ -131,7 +131,7 @@ async function claim(db: SqlQueryable, draft: SettlementDraft): Promise<ClaimRes
       if (holder.state !== "failed") return exists(holder);
       const retaken = await retakeFailed(db, params);
       if (retaken === "payment-id-taken") {
-        if (await releaseFailedPaymentId(db, draft.paymentId)) continue;
+        if (await releaseFailedPaymentId(db, draft)) continue;
         return existsByPaymentId(db, draft, holder);
       }
       if (retaken !== null) return claimed(retaken);
@@ -139,8 +139,8 @@ async function claim(db: SqlQueryable, draft: SettlementDraft): Promise<ClaimRes
       return exists((await selectOne(db, SELECT_BY_KEY, draft.key)) ?? holder);
     }
     if (draft.paymentId !== null) {
-      const byPaymentId = await selectOne(db, SELECT_BY_PAYMENT_ID, draft.paymentId);
-      if (byPaymentId !== null && byPaymentId.state === "failed" && (await releaseFailedPaymentId(db, draft.paymentId))) continue;
+      const byPaymentId = await selectOne(db, SELECT_BY_PAYMENT_ID, draft.payer, draft.paymentId);
+      if (byPaymentId !== null && byPaymentId.state === "failed" && (await releaseFailedPaymentId(db, draft))) continue;
       if (byPaymentId !== null) return exists(byPaymentId);
     }
   }
@@ -152,9 +152,9 @@ async function claim(db: SqlQueryable, draft: SettlementDraft): Promise<ClaimRes
  * paymentId. The failed record gives the id up (conditionally, so a concurrent retry that
  * already took it over keeps it) and the claim is tried again.
  */
-async function releaseFailedPaymentId(db: SqlQueryable, paymentId: string | null): Promise<boolean> {
-  if (paymentId === null) return false;
-  return (await db.query(RELEASE_FAILED_PAYMENT_ID, [paymentId])).length > 0;
+async function releaseFailedPaymentId(db: SqlQueryable, draft: SettlementDraft): Promise<boolean> {
+  if (draft.paymentId === null) return false;
+  return (await db.query(RELEASE_FAILED_PAYMENT_ID, [draft.payer, draft.paymentId])).length > 0;
 }
 
 async function retakeFailed(
@@ -176,12 +176,12 @@ async function existsByPaymentId(
   draft: SettlementDraft,
   fallback: SettlementRecord,
 ): Promise<ClaimResult> {
-  const byPaymentId = draft.paymentId === null ? null : await selectOne(db, SELECT_BY_PAYMENT_ID, draft.paymentId);
+  const byPaymentId = draft.paymentId === null ? null : await selectOne(db, SELECT_BY_PAYMENT_ID, draft.payer, draft.paymentId);
   return exists(byPaymentId ?? fallback);
 }
 
-async function selectOne(db: SqlQueryable, text: string, value: string): Promise<SettlementRecord | null> {
-  const rows = await db.query(text, [value]);
+async function selectOne(db: SqlQueryable, text: string, ...values: string[]): Promise<SettlementRecord | null> {
+  const rows = await db.query(text, values);
   return rows[0] === undefined ? null : settlementFromRow(rows[0]);
 }
 
