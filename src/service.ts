@@ -99,7 +99,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
     simulate: config.VERIFY_SIMULATE,
     atas: createAtaDeriver(),
     settledLookup: async (key, paymentId) => {
-      const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId) : null);
+      const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId.payer, paymentId.paymentId) : null);
       return record?.state === "settled";
     },
   };
