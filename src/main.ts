@@ -54,15 +54,6 @@ if (embeddedLedger) {
 }
 if (config.ROLE !== "registry") serveApp("facilitator", "FACILITATOR_PORT", config.FACILITATOR_PORT, service.facilitatorApp.fetch);
 if (config.ROLE !== "facilitator") serveApp("registry", "REGISTRY_PORT", config.REGISTRY_PORT, service.registryApp.fetch);
-logger.info("ready", {
-  urls,
-  version: VERSION,
-  role: config.ROLE,
-  ledger: service.embeddedLedger ? "embedded" : "rpc",
-  store: service.store.kind,
-  feePayers: service.feePayers.addresses,
-  startupMs: Math.round(performance.now() - startedAt),
-});
 
 function serveApp(name: string, setting: PortSetting, port: number, fetch: (request: Request) => Response | Promise<Response>): void {
   const server = listen(name, setting, config.HOST, port, () =>
@@ -160,5 +151,16 @@ function inFlight(): number {
   return service.settlement?.inFlight() ?? 0;
 }
 
+// Handlers are in place before "ready" is announced: a SIGTERM sent right after it would
+// otherwise kill the process without a graceful stop.
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+logger.info("ready", {
+  urls,
+  version: VERSION,
+  role: config.ROLE,
+  ledger: service.embeddedLedger ? "embedded" : "rpc",
+  store: service.store.kind,
+  feePayers: service.feePayers.addresses,
+  startupMs: Math.round(performance.now() - startedAt),
+});
