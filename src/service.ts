@@ -115,6 +115,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
           store: store.settlements,
           logger: logger.child({ component: "settlement" }),
           network: config.NETWORK,
+          duplicates: config.SETTLE_DUPLICATES,
           verify: (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request)),
           // Only a request that names the supported kind may be answered from a stored record.
           replayKeyOf: (request) =>

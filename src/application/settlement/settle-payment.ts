@@ -36,6 +36,12 @@ export function createSettlementService(
        * re-verifying, because its checks (proof window, allowance) no longer hold once it was paid.
        */
       replayKeyOf?: (request: PaymentRequest) => string | null;
+      /**
+       * SETTLE_DUPLICATES. `replay` (default, the spec): a settle after the first answers the original
+       * success with `extensions.replayed`. `reject`: it answers DUPLICATE_SETTLEMENT, for resource
+       * servers (the stock x402 middleware) that deliver on any `success: true`.
+       */
+      duplicates?: "replay" | "reject";
     }>,
 ): SettlementService {
   const running = new Map<string, Readonly<{ paymentId: string | null; execution: Promise<SettleResponse> }>>();
@@ -46,7 +52,13 @@ export function createSettlementService(
     blockhashWindow: deps.blockhashWindow ?? createBlockhashWindowReader(deps.ledger),
   };
 
+  const answer = deps.duplicates === "reject" ? refuseDuplicate : (response: SettleResponse) => response;
+
   async function settle(request: PaymentRequest): Promise<SettleResponse> {
+    return answer(await settleOnce(request));
+  }
+
+  async function settleOnce(request: PaymentRequest): Promise<SettleResponse> {
     const replay = await settledReplay(request);
     if (replay) return replay;
     const verified = await verifyOrUnavailable(request);
@@ -126,6 +138,24 @@ function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCand
 
 function termsConflict(record: SettlementRecord, terms: Readonly<{ payTo: string; asset: string; amount: bigint }>): boolean {
   return record.payTo !== terms.payTo || record.asset !== terms.asset || record.amount !== terms.amount;
+}
+
+/**
+ * SECURITY (SETTLE_DUPLICATES=reject): one payment buys one response. Every replayed success, from
+ * this process, another replica or the store, is turned into a refusal that still names the
+ * original transaction, so an honest client that lost the first answer can find its payment.
+ */
+function refuseDuplicate(response: SettleResponse): SettleResponse {
+  if (!response.success || response.extensions?.["replayed"] !== true) return response;
+  return {
+    ...settleFailure(
+      response.network,
+      "DUPLICATE_SETTLEMENT",
+      "this payment was already settled; it is answered once (SETTLE_DUPLICATES=reject), see extensions.originalTransaction",
+      response.payer,
+    ),
+    extensions: { originalTransaction: response.transaction },
+  };
 }
 
 function asReplay(response: SettleResponse): SettleResponse {
