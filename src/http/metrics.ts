@@ -7,7 +7,10 @@ const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 type Histogram = { buckets: number[]; sum: number; count: number };
 
 export type Metrics = Readonly<{
-  increment(name: string, help: string, labels: Labels): void;
+  /** Adds `by` (default 1) to a counter. */
+  increment(name: string, help: string, labels: Labels, by?: number): void;
+  /** Sets a gauge to its current value. */
+  set(name: string, help: string, labels: Labels, value: number): void;
   observe(name: string, help: string, labels: Labels, seconds: number): void;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
@@ -16,12 +19,17 @@ export type Metrics = Readonly<{
 export function createMetrics(): Metrics {
   const counters = new Map<string, { help: string; series: Map<string, number> }>();
   const histograms = new Map<string, { help: string; series: Map<string, Histogram> }>();
+  const gauges = new Map<string, { help: string; series: Map<string, number> }>();
 
   return Object.freeze({
-    increment(name: string, help: string, labels: Labels) {
+    increment(name: string, help: string, labels: Labels, by = 1) {
       const family = counters.get(name) ?? counters.set(name, { help, series: new Map() }).get(name)!;
       const key = labelText(labels);
-      family.series.set(key, (family.series.get(key) ?? 0) + 1);
+      family.series.set(key, (family.series.get(key) ?? 0) + by);
+    },
+    set(name: string, help: string, labels: Labels, value: number) {
+      const family = gauges.get(name) ?? gauges.set(name, { help, series: new Map() }).get(name)!;
+      family.series.set(labelText(labels), value);
     },
     observe(name: string, help: string, labels: Labels, seconds: number) {
       const family = histograms.get(name) ?? histograms.set(name, { help, series: new Map() }).get(name)!;
@@ -37,6 +45,10 @@ export function createMetrics(): Metrics {
       const lines: string[] = [];
       for (const [name, { help, series }] of counters) {
         lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
+        for (const [labels, value] of series) lines.push(`${name}${braces(labels)} ${value}`);
+      }
+      for (const [name, { help, series }] of gauges) {
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
         for (const [labels, value] of series) lines.push(`${name}${braces(labels)} ${value}`);
       }
       for (const [name, { help, series }] of histograms) {

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { WindowCounters } from "../../src/application/ports/window-counters.ts";
+import { createFeeBudget } from "../../src/application/settlement/fee-budget.ts";
+import { createRedisWindowCounters } from "../../src/infrastructure/counters/redis-window-counters.ts";
+import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
+import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
+import { postgresGate, createTestDatabase, type TestDatabase } from "../settlement/support/postgres-gate.ts";
+import { TEST_REDIS_URL, redisGate } from "./redis-gate.ts";
+
+type Backend = Readonly<{ counters: WindowCounters; second?: WindowCounters; close(): Promise<void> }>;
+
+/** The same contract for every backend of the fee budget's shared counters. */
+function describeWindowCountersContract(name: string, open: () => Promise<Backend>): void {
+  describe(`window counters: ${name}`, () => {
+    let backend: Backend;
+    beforeAll(async () => {
+      backend = await open();
+    });
+    afterAll(async () => {
+      await backend.close();
+    });
+    const scope = () => `test:${crypto.randomUUID()}`;
+
+    test("add returns each scope's new total, in the order asked; subtract takes it back", async () => {
+      const [a, b] = [scope(), scope()];
+      expect(await backend.counters.add(7, [a, b], 5_000n)).toEqual([5_000n, 5_000n]);
+      expect(await backend.counters.add(7, [b, a], 2_500n)).toEqual([7_500n, 7_500n]);
+      await backend.counters.subtract(7, [a, b], 2_500n);
+      expect(await backend.counters.add(7, [a], 0n)).toEqual([5_000n]);
+    });
+
+    test("windows are separate counters", async () => {
+      const a = scope();
+      await backend.counters.add(100, [a], 9_000n);
+      expect(await backend.counters.add(101, [a], 1n)).toEqual([1n]);
+    });
+
+    test("200 concurrent adds lose nothing (atomic increments)", async () => {
+      const a = scope();
+      const counters = backend.second ? [backend.counters, backend.second] : [backend.counters];
+      await Promise.all(Array.from({ length: 200 }, (_, i) => counters[i % counters.length]?.add(9, [a, "shared:x"], 10n)));
+      expect(await backend.counters.add(9, [a], 0n)).toEqual([2_000n]);
+    });
+
+    test("the fee budget over these counters never lets concurrent reservations pass a limit together", async () => {
+      const clock = { now: () => 1_700_000_000_000 };
+      const limits = { perPayerLamports: 50_000n, perFeePayerLamports: 1_000_000n, windowSeconds: 3600 };
+      const budgets = (backend.second ? [backend.counters, backend.second] : [backend.counters]).map((c) => createFeeBudget(c, limits, clock));
+      const payer = scope();
+      const verdicts = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => budgets[i % budgets.length]!.reserve({ payer, feePayer: `fp-${payer}`, lamports: 10_000n })),
+      );
+      // 50,000 / 10,000: exactly five fit, whatever the interleaving.
+      expect(verdicts.filter((v) => v.ok)).toHaveLength(5);
+      const refused = verdicts.find((v) => !v.ok);
+      expect(refused && !refused.ok ? refused.message : "").toContain(`payer ${payer}`);
+      // A released reservation makes room for exactly one more.
+      const granted = verdicts.find((v) => v.ok);
+      if (granted?.ok) await budgets[0]!.release(granted.reservation);
+      expect((await budgets[0]!.reserve({ payer, feePayer: `fp-${payer}`, lamports: 10_000n })).ok).toBe(true);
+      expect((await budgets[0]!.reserve({ payer, feePayer: `fp-${payer}`, lamports: 10_000n })).ok).toBe(false);
+    });
+
+    test("the fee payer's own budget is shared by all its payers", async () => {
+      const clock = { now: () => 1_700_000_000_000 };
+      const budget = createFeeBudget(backend.counters, { perPayerLamports: 1_000_000n, perFeePayerLamports: 30_000n, windowSeconds: 60 }, clock);
+      const feePayer = scope();
+      const results = [];
+      for (let i = 0; i < 5; i++) results.push(await budget.reserve({ payer: scope(), feePayer, lamports: 10_000n }));
+      expect(results.map((r) => r.ok)).toEqual([true, true, true, false, false]);
+      const last = results[4];
+      expect(last && !last.ok ? last.message : "").toContain(`fee payer ${feePayer}`);
+    });
+
+    test("a new window starts a new budget", async () => {
+      let now = 1_800_000_000_000;
+      const budget = createFeeBudget(backend.counters, { perPayerLamports: 10_000n, perFeePayerLamports: 1_000_000n, windowSeconds: 60 }, { now: () => now });
+      const payer = scope();
+      expect((await budget.reserve({ payer, feePayer: "fp-window", lamports: 10_000n })).ok).toBe(true);
+      expect((await budget.reserve({ payer, feePayer: "fp-window", lamports: 1n })).ok).toBe(false);
+      now += 60_000;
+      expect((await budget.reserve({ payer, feePayer: "fp-window", lamports: 10_000n })).ok).toBe(true);
+    });
+  });
+}
+
+describeWindowCountersContract("PGlite (real, in memory)", async () => {
+  const store = await openStore({ inMemory: true });
+  return { counters: createSqlWindowCounters(store.executor), close: () => store.close() };
+});
+
+const pg = await postgresGate("tests/counters");
+if (pg.failInCi) {
+  test("PostgreSQL must be reachable in CI", () => {
+    throw new Error(pg.failInCi ?? "");
+  });
+} else if (pg.run) {
+  describeWindowCountersContract("PostgreSQL (real server, two connection pools as two replicas)", async () => {
+    const database: TestDatabase = await createTestDatabase();
+    const stores: OpenedStore[] = [await openStore({ databaseUrl: database.url }), await openStore({ databaseUrl: database.url })];
+    return {
+      counters: createSqlWindowCounters(stores[0]!.executor),
+      second: createSqlWindowCounters(stores[1]!.executor),
+      close: async () => {
+        for (const store of stores) await store.close();
+        await database.drop();
+      },
+    };
+  });
+}
+
+const redis = await redisGate("tests/counters");
+if (redis.failInCi) {
+  test("Redis must be reachable in CI", () => {
+    throw new Error(redis.failInCi ?? "");
+  });
+} else if (redis.run) {
+  describeWindowCountersContract("Redis (real server, two clients as two replicas)", async () => {
+    const prefix = `test:${crypto.randomUUID()}`;
+    const clients = [createRedisWindowCounters(TEST_REDIS_URL, 60, prefix), createRedisWindowCounters(TEST_REDIS_URL, 60, prefix)];
+    return {
+      counters: clients[0]!,
+      second: clients[1]!,
+      close: async () => {
+        for (const client of clients) await client.close();
+      },
+    };
+  });
+}
