@@ -31,6 +31,7 @@ import { createRegistryApp } from "./http/registry-app.ts";
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
 import { createAgentIndex } from "./infrastructure/registry/ledger-agent-index.ts";
+import { createFeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -86,6 +87,16 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
   });
 
+  const index = createAgentIndex({
+    ledger,
+    clock: systemClock,
+    programId: config.REGISTRY_PROGRAM_ID as Address,
+    ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
+    logger,
+  });
+  const metrics = createMetrics();
+  const protection = await createFeePayerProtection(config, { index, database: store.executor, clock: systemClock });
+
   const verifyDeps: VerifyPaymentDeps = {
     ledger,
     feePayers: () => feePayers.addresses,
@@ -93,11 +104,13 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
       maxComputeUnitLimit: config.VERIFY_MAX_COMPUTE_UNIT_LIMIT,
       maxComputeUnitPriceMicroLamports: BigInt(config.VERIFY_MAX_COMPUTE_UNIT_PRICE),
       maxInstructions: config.VERIFY_MAX_INSTRUCTIONS,
+      maxPriorityFeeLamports: BigInt(config.PRIORITY_FEE_MAX_LAMPORTS),
     }),
     network: config.NETWORK,
     asset: config.USDC_MINT as Address,
     simulate: config.VERIFY_SIMULATE,
     atas: createAtaDeriver(),
+    ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),
     settledLookup: async (key, paymentId) => {
       const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId.payer, paymentId.paymentId) : null);
       return record?.state === "settled";
@@ -116,6 +129,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
           logger: logger.child({ component: "settlement" }),
           network: config.NETWORK,
           duplicates: config.SETTLE_DUPLICATES,
+          feeBudget: protection.feeBudget,
+          onFeeSpent: (outcome, feePayer, lamports) =>
+            metrics.increment("x402_fee_payer_lamports_spent_total", "Lamports our fee payers paid in fees, by outcome", { outcome, fee_payer: feePayer }, Number(lamports)),
           verify: (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request)),
           // Only a request that names the supported kind may be answered from a stored record.
           replayKeyOf: (request) =>
@@ -127,15 +143,16 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
           },
         });
 
+  const balances = feePayerBalanceCheck(ledger, () => feePayers.addresses, BigInt(config.FEE_PAYER_MIN_BALANCE_LAMPORTS), metrics);
   const health: HealthProbes = {
     ledger: redacted(pingProbe(() => ledger.ping())),
     store: redacted(pingProbe(() => store.ping())),
-    signer: async () =>
-      feePayers.addresses.length === 0
-        ? { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" }
-        : { status: summarizeSignerHealth(feePayers.health()) },
+    signer: async () => {
+      if (feePayers.addresses.length === 0) return { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" };
+      const status = summarizeSignerHealth(feePayers.health());
+      return status === "ok" ? redacted(balances)() : { status };
+    },
   };
-  const metrics = createMetrics();
   const facilitatorApp = createFacilitatorApp({
     ...verifyDeps,
     feePayers: () => feePayers.addresses,
@@ -146,18 +163,12 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
     },
     settlement: settlement && countedSettlement(settlement, metrics),
     metrics,
+    apiKeys: protection.apiKeys,
     logger,
     health,
     version: VERSION,
   });
 
-  const index = createAgentIndex({
-    ledger,
-    clock: systemClock,
-    programId: config.REGISTRY_PROGRAM_ID as Address,
-    ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
-    logger,
-  });
   const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
   const registryApp = createRegistryApp({
     metrics,
@@ -193,6 +204,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
       reconcile.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
       await feePayers.close();
+      await protection.close();
       await store.close();
     },
   });

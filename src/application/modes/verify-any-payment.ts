@@ -3,7 +3,7 @@ import { type PaymentRequest, settlementModeOf } from "../../domain/payment/paym
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
 import { checkRequirements } from "../../domain/verification/requirement-checks.ts";
-import { type VerifyPaymentDeps, verifyPayment } from "../verify-payment.ts";
+import { type VerifyPaymentDeps, checkPayTo, verifyPayment } from "../verify-payment.ts";
 import { type ModeVerificationResult, type VerifyModeDeps, verifyModePayment } from "./verify-mode-payment.ts";
 
 export type VerifyAnyDeps = VerifyPaymentDeps & Omit<VerifyModeDeps, "feePayers" | "ledger" | "atas">;
@@ -25,9 +25,11 @@ export async function verifyAnyPayment(request: PaymentRequest, deps: VerifyAnyD
   return verifyModeRequest(request, deps);
 }
 
-/** Requirement checks (scheme, network, asset, `accepted`) first, then the mode's own checks. */
+/** Requirement checks (scheme, network, asset, amount, `accepted`, payTo policy) first, then the mode's own checks. */
 export async function verifyModeRequest(request: PaymentRequest, deps: VerifyAnyDeps): Promise<ModeVerificationResult> {
-  const problem = checkRequirements(request.paymentPayload, request.paymentRequirements, { network: deps.network, asset: deps.asset });
+  const problem =
+    checkRequirements(request.paymentPayload, request.paymentRequirements, { network: deps.network, asset: deps.asset }) ??
+    (await checkPayTo(request.paymentRequirements.payTo, deps.payToPolicy));
   if (problem) return { ok: false, reason: problem.reason, message: problem.message };
   return verifyModePayment(request, {
     ledger: deps.ledger,

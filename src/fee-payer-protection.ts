@@ -1,0 +1,82 @@
+/**
+ * Composition of the fee payer's protections from configuration: the payTo policy, the fee
+ * budget and its shared counters, the API keys, and the balance watch. Reads files the settings
+ * name; like service.ts it never reads the environment itself.
+ */
+import type { Address } from "@solana/kit";
+import type { HealthCheck } from "./application/health.ts";
+import type { AgentIndex } from "./application/ports/agent-index.ts";
+import type { Clock } from "./application/ports/clock.ts";
+import type { Ledger } from "./application/ports/ledger.ts";
+import type { PayToPolicy } from "./application/ports/pay-to-policy.ts";
+import { allowlistPolicy, registeredAgentsPolicy } from "./application/pay-to-policies.ts";
+import { type FeeBudget, createFeeBudget } from "./application/settlement/fee-budget.ts";
+import type { AppConfig } from "./infrastructure/config/app-config.ts";
+import { loadApiKeyHashes, loadPayToAllowlist } from "./infrastructure/config/policy-files.ts";
+import { createRedisWindowCounters } from "./infrastructure/counters/redis-window-counters.ts";
+import type { SqlQueryable } from "./infrastructure/store/sql-executor.ts";
+import { createSqlWindowCounters } from "./infrastructure/store/sql-window-counters.ts";
+import type { ApiKeyHashes } from "./http/facilitator/api-key-guard.ts";
+import type { Metrics } from "./http/metrics.ts";
+
+export type FeePayerProtection = Readonly<{
+  payToPolicy: PayToPolicy | undefined;
+  feeBudget: FeeBudget;
+  apiKeys: ApiKeyHashes | null;
+  close(): Promise<void>;
+}>;
+
+export async function createFeePayerProtection(
+  config: AppConfig,
+  deps: Readonly<{ index: AgentIndex; database: SqlQueryable; clock: Clock }>,
+): Promise<FeePayerProtection> {
+  const payToPolicy = await payToPolicyOf(config, deps.index);
+  const redis = config.REDIS_URL ? createRedisWindowCounters(config.REDIS_URL, config.FEE_BUDGET_WINDOW_SECONDS) : null;
+  const counters = redis ?? createSqlWindowCounters(deps.database);
+  const feeBudget = createFeeBudget(
+    counters,
+    {
+      perPayerLamports: BigInt(config.FEE_BUDGET_PER_PAYER_LAMPORTS),
+      perFeePayerLamports: BigInt(config.FEE_BUDGET_PER_FEE_PAYER_LAMPORTS),
+      windowSeconds: config.FEE_BUDGET_WINDOW_SECONDS,
+    },
+    deps.clock,
+  );
+  const apiKeys = config.FACILITATOR_API_KEYS_FILE ? await loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE) : null;
+  return Object.freeze({ payToPolicy, feeBudget, apiKeys, close: async () => void (await redis?.close()) });
+}
+
+async function payToPolicyOf(config: AppConfig, index: AgentIndex): Promise<PayToPolicy | undefined> {
+  switch (config.PAYTO_POLICY) {
+    case "any":
+      return undefined;
+    case "allowlist":
+      if (!config.PAYTO_ALLOWLIST_FILE) throw new Error("PAYTO_POLICY=allowlist needs PAYTO_ALLOWLIST_FILE");
+      return allowlistPolicy(await loadPayToAllowlist(config.PAYTO_ALLOWLIST_FILE));
+    case "registered-agents":
+      return registeredAgentsPolicy(index);
+  }
+}
+
+/**
+ * Reads every fee payer's SOL balance, publishes it as a gauge, and reports `degraded` when one is
+ * under FEE_PAYER_MIN_BALANCE_LAMPORTS: an operator tops it up before settlements start failing.
+ */
+export function feePayerBalanceCheck(
+  ledger: Ledger,
+  feePayers: () => readonly Address[],
+  floorLamports: bigint,
+  metrics: Metrics,
+): () => Promise<HealthCheck> {
+  return async () => {
+    const addresses = feePayers();
+    const accounts = await ledger.getMultipleAccounts(addresses);
+    const low: string[] = [];
+    addresses.forEach((address, i) => {
+      const lamports = accounts[i]?.lamports ?? 0n;
+      metrics.set("x402_fee_payer_balance_lamports", "SOL balance of each fee payer, in lamports", { fee_payer: address }, Number(lamports));
+      if (lamports < floorLamports) low.push(`${address} holds ${lamports} lamports`);
+    });
+    return low.length === 0 ? { status: "ok" } : { status: "degraded", detail: `fee payer balance under ${floorLamports} lamports: ${low.join(", ")}` };
+  };
+}

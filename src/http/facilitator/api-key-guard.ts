@@ -1,0 +1,44 @@
+import { Elysia } from "elysia";
+import { HttpError } from "../http-error.ts";
+
+/** Name and SHA-256 (lowercase hex) of each accepted key. */
+export type ApiKeyHashes = readonly Readonly<{ name: string; sha256: string }>[];
+
+const PROTECTED_PATHS: ReadonlySet<string> = new Set(["/verify", "/settle"]);
+
+/**
+ * SECURITY: opt-in API keys (FACILITATOR_API_KEYS_FILE) for operators whose resource servers are
+ * known: /verify and /settle then need `Authorization: Bearer <key>`. Keys are kept hashed, so the
+ * file leaks nothing usable; the presented key is hashed and compared in constant time against
+ * every entry. /supported, /health and /metrics stay open for probes and discovery.
+ */
+export function apiKeyGuard(keys: ApiKeyHashes | null) {
+  const plugin = new Elysia({ name: "facilitator-api-keys" });
+  if (keys === null || keys.length === 0) return plugin;
+  const digests = keys.map((key) => hexBytes(key.sha256));
+  return plugin.onBeforeHandle({ as: "global" }, async ({ request, path }) => {
+    if (!PROTECTED_PATHS.has(path)) return;
+    const presented = bearerToken(request.headers.get("authorization"));
+    if (presented === null) throw new HttpError(401, "this facilitator requires an API key: Authorization: Bearer <key>");
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(presented)));
+    let matched = false;
+    for (const candidate of digests) matched = constantTimeEqual(candidate, digest) || matched;
+    if (!matched) throw new HttpError(401, "the API key is not valid");
+  });
+}
+
+function bearerToken(header: string | null): string | null {
+  const match = header?.match(/^Bearer\s+(\S{1,512})\s*$/i);
+  return match?.[1] ?? null;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
+}
+
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return difference === 0;
+}
