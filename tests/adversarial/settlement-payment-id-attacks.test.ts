@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, usdcOf } from "../settlement/support/payments.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 
 let service: TestService;
@@ -61,5 +61,23 @@ describe("paymentId attacks on /settle (whole service: embedded ledger, real SPL
     expect(real.body).toMatchObject({ success: true, payer: victim.actors.payer.address, extensions: { paymentId: "victim-order-7" } });
     expect(real.body["transaction"]).not.toBe(squat.body["transaction"]);
     expect(await usdcOf(ledger, victim.actors.payTo.address)).toBe(DEFAULT_AMOUNT);
+  });
+
+  test("a 3,000-character paymentId, or one outside the charset, is 400 PAYMENT_ID_INVALID on /settle and /verify; nothing is signed or stored", async () => {
+    const payment = await fundedPayment(ledger, feePayer);
+    for (const paymentId of ["x".repeat(3_000), "x".repeat(129), "order 1", "ordre-é", "", 42]) {
+      for (const path of ["/settle", "/verify"]) {
+        const body = withPaymentId(payment, paymentId as string);
+        const reply = await postJson(service.facilitatorApp, path, body);
+        expect(reply.status).toBe(400);
+        expect(reply.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+        expect(String(reply.body["message"])).toContain("PAYMENT_ID_INVALID");
+      }
+    }
+    expect(await service.store.settlements.get(settlementKeyOfPayment(payment))).toBeNull();
+    expect(await usdcOf(ledger, payment.actors.payTo.address)).toBe(0n);
+    // The longest allowed id settles.
+    const reply = await postJson(service.facilitatorApp, "/settle", withPaymentId(payment, `a:b.c_d-${"9".repeat(120)}`));
+    expect(reply.body).toMatchObject({ success: true });
   });
 });

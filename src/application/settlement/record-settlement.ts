@@ -1,5 +1,5 @@
 import type { SettleResponse } from "./settle-response.ts";
-import { settleFailure, settleResultOf } from "./settle-response.ts";
+import { describePaymentId, settleFailure, settleResultOf } from "./settle-response.ts";
 import { type RecordCandidate, type SettleTransactionDeps, awaitExisting } from "./settle-transaction.ts";
 
 /**
@@ -22,7 +22,7 @@ export async function recordSettlement(deps: SettleTransactionDeps, candidate: R
   });
   if (claim.outcome === "exists") {
     if (claim.record.key !== candidate.key) {
-      return settleFailure(deps.network, "ALREADY_SETTLED", `paymentId ${candidate.paymentId} was already used for another payment`, candidate.payer);
+      return settleFailure(deps.network, "ALREADY_SETTLED", `${describePaymentId(candidate.paymentId)} was already used for another payment`, candidate.payer);
     }
     return awaitExisting(deps, claim.record, candidate);
   }

@@ -5,7 +5,7 @@ import type { SettlementRecord, SettlementStore } from "../ports/settlement-stor
 import { createBatchedConfirmer } from "./batched-confirmation.ts";
 import { createBlockhashWindowReader } from "./blockhash-window.ts";
 import { recordSettlement } from "./record-settlement.ts";
-import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
+import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { type SettleTransactionDeps, type SettlementCandidate, awaitExisting, settleTransaction } from "./settle-transaction.ts";
 
 /** Verification as settlement needs it: the static rules, no simulation (preflight does that). */
@@ -129,9 +129,9 @@ async function findPrevious(store: SettlementStore, candidate: SettlementCandida
 function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCandidate): string | null {
   // A failed payment moved nothing: its paymentId may be reused, its transaction retried.
   if (previous.state === "failed") return null;
-  if (previous.key !== candidate.key) return `paymentId ${candidate.paymentId} was already used for another transaction`;
+  if (previous.key !== candidate.key) return `${describePaymentId(candidate.paymentId)} was already used for another transaction`;
   if (previous.paymentId !== candidate.paymentId) return "this payment was already settled or is settling under another paymentId";
-  if (termsConflict(previous, candidate)) return `paymentId ${candidate.paymentId} was already used for a payment with other terms`;
+  if (termsConflict(previous, candidate)) return `${describePaymentId(candidate.paymentId)} was already used for a payment with other terms`;
   return null;
 }
 

@@ -46,3 +46,11 @@ export function settleResultOf(record: SettlementRecord, replayed: boolean): Set
 export function settledUnderOtherPaymentId(network: string, payer: string): SettleResponse {
   return settleFailure(network, "ALREADY_SETTLED", "this payment was already settled or is settling under another paymentId", payer);
 }
+
+/**
+ * How answers name a payment's id. Mode payments keep their paymentId in the record key, not in
+ * the paymentId column, so theirs reads as "this payment's id" instead of "paymentId null".
+ */
+export function describePaymentId(paymentId: string | null): string {
+  return paymentId === null ? "this payment's id" : `paymentId ${paymentId}`;
+}

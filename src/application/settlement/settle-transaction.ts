@@ -16,7 +16,7 @@ import type { Confirmer } from "./batched-confirmation.ts";
 import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
 import type { FeeBudget, FeeReservation } from "./fee-budget.ts";
-import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
+import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
 import { submitTransaction } from "./submit-transaction.ts";
 
@@ -160,7 +160,7 @@ async function signClaimAndSubmit(
   if (claim.outcome === "exists") {
     // SECURITY: the paymentId is held by another transaction; never answer with that payment's result.
     if (claim.record.key !== candidate.key) {
-      return settleFailure(network, "ALREADY_SETTLED", `paymentId ${candidate.paymentId} was already used for another transaction`, candidate.payer);
+      return settleFailure(network, "ALREADY_SETTLED", `${describePaymentId(candidate.paymentId)} was already used for another transaction`, candidate.payer);
     }
     return awaitExisting(deps, claim.record, candidate);
   }

@@ -145,11 +145,20 @@ function parseTransaction(raw: unknown, path: string, extensions: PaymentExtensi
   return transaction;
 }
 
+/** paymentId: 1-128 characters of letters, digits and `.`, `_`, `:`, `-` (docs/verification.md). */
+const PAYMENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 function parseExtensions(raw: unknown, path: string, problems: string[]): PaymentExtensions | null {
   if (raw === undefined || raw === null) return null;
   if (!isObject(raw)) {
     problems.push(`${path}.extensions must be an object`);
     return null;
+  }
+  // SECURITY: an unbounded id reached the store after co-signing (a 500 for 3,000 characters);
+  // bounded here, it is refused before anything is checked, signed or stored.
+  const paymentId = raw["paymentId"];
+  if (paymentId !== undefined && paymentId !== null && (typeof paymentId !== "string" || !PAYMENT_ID.test(paymentId))) {
+    problems.push(`PAYMENT_ID_INVALID: ${path}.extensions.paymentId must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`);
   }
   return Object.freeze({ ...raw });
 }
