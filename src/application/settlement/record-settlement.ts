@@ -1,25 +1,13 @@
 import type { SettleResponse } from "./settle-response.ts";
 import { describePaymentId, settleFailure, settleResultOf } from "./settle-response.ts";
-import { type RecordCandidate, type SettleTransactionDeps, awaitExisting } from "./settle-transaction.ts";
+import { type RecordCandidate, type SettleTransactionDeps, awaitExisting, draftOf } from "./settle-transaction.ts";
 
 /**
  * Atomic and attestation modes: nothing is signed or sent, the verified on-chain payment is
  * recorded once. A second record of the same paymentId is a replay of the first.
  */
 export async function recordSettlement(deps: SettleTransactionDeps, candidate: RecordCandidate): Promise<SettleResponse> {
-  const claim = await deps.store.claim({
-    key: candidate.key,
-    paymentId: candidate.paymentId,
-    payer: candidate.payer,
-    payTo: candidate.payTo,
-    asset: candidate.asset,
-    amount: candidate.amount,
-    network: deps.network,
-    mode: candidate.mode,
-    signature: candidate.txSignature,
-    wireTransaction: null,
-    lastValidBlockHeight: null,
-  });
+  const claim = await deps.store.claim(draftOf(candidate, deps.network, { signature: candidate.txSignature, wireTransaction: null, lastValidBlockHeight: null }));
   if (claim.outcome === "exists") {
     if (claim.record.key !== candidate.key) {
       return settleFailure(deps.network, "ALREADY_SETTLED", `${describePaymentId(candidate.paymentId)} was already used for another payment`, candidate.payer);

@@ -11,7 +11,7 @@ import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts"
 import type { Rejection } from "../../domain/verification/rejection.ts";
 import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { BudgetedClaimResult, SettlementRecord, SettlementStore, SpendingBudget } from "../ports/settlement-store.ts";
+import type { BudgetedClaimResult, SettlementDraft, SettlementRecord, SettlementStore, SpendingBudget } from "../ports/settlement-store.ts";
 import type { Confirmer } from "./batched-confirmation.ts";
 import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
@@ -225,21 +225,19 @@ async function signAndClaim(deps: SettleTransactionDeps, candidate: TransactionC
   };
   const wire = new Uint8Array(getTransactionEncoder().encode(signed));
   const signature = getBase58Decoder().decode(signatureBytes) as Signature;
-  const draft = {
-    key: candidate.key,
-    paymentId: candidate.paymentId,
-    payer: candidate.payer,
-    payTo: candidate.payTo,
-    asset: candidate.asset,
-    amount: candidate.amount,
-    network: deps.network,
-    mode: candidate.mode,
-    signature,
-    wireTransaction: getBase64Decoder().decode(wire),
-    lastValidBlockHeight,
-  };
+  const draft = draftOf(candidate, deps.network, { signature, wireTransaction: getBase64Decoder().decode(wire), lastValidBlockHeight });
   const claim = candidate.budget ? await deps.store.claimWithinBudget(draft, candidate.budget) : await deps.store.claim(draft);
   return { claim, wire, signature };
+}
+
+/** What a claim stores: the candidate's terms plus what this attempt sends (nothing, for a record). */
+export function draftOf(
+  candidate: CandidateTerms & Readonly<{ mode: SettlementMode }>,
+  network: string,
+  attempt: Pick<SettlementDraft, "signature" | "wireTransaction" | "lastValidBlockHeight">,
+): SettlementDraft {
+  const { key, paymentId, payer, payTo, asset, amount, mode } = candidate;
+  return { key, paymentId, payer, payTo, asset, amount, network, mode, ...attempt };
 }
 
 /** Another request or replica holds the claim: wait for its final state instead of submitting. */
