@@ -307,6 +307,8 @@ describe("opt-in API keys (FACILITATOR_API_KEYS_FILE, hashed at rest)", () => {
         expect(await reply.json()).toMatchObject({ statusCode: 401, error: "Unauthorized" });
       }
       expect((await post("/verify")).status).toBe(401);
+      // The same handlers under other spellings of their paths are guarded too.
+      for (const path of ["/settle/", "/verify/", "/./settle", "/settle?x=1"]) expect((await post(path)).status).toBe(401);
       expect((await r.service.facilitatorApp.handle(new Request("http://f.test/supported"))).status).toBe(200);
       expect((await post("/verify", `Bearer ${key}`)).status).toBe(200);
       expect(await (await post("/settle", `Bearer ${key}`)).json()).toMatchObject({ success: true });

@@ -57,12 +57,35 @@ export type Ledger = Readonly<{
  */
 export type LedgerErrorKind = "rejected" | "unavailable";
 
+/** A JSON value as the ledger's RPC gives it, integers as numbers. */
+export type LedgerJson = string | number | boolean | null | readonly LedgerJson[] | Readonly<{ [key: string]: LedgerJson }>;
+
+/**
+ * The ledger's transaction error, by the Solana `TransactionError` variant the RPC's JSON names:
+ * `"AlreadyProcessed"`, `"BlockhashNotFound"`, `"InsufficientFundsForFee"`, or for
+ * `{"InstructionError":[2,{"Custom":1}]}` the name `"InstructionError"`, index 2 and detail `{"Custom":1}`.
+ */
+export type TransactionErrorCode = Readonly<{
+  name: string;
+  /** The failing instruction of an `InstructionError`; null for every other variant. */
+  instructionIndex: number | null;
+  /** The variant's payload (the inner instruction error, or fields such as `{"account_index":1}`); null for unit variants. */
+  detail: LedgerJson;
+}>;
+
 export class LedgerError extends Error {
   override readonly name = "LedgerError";
   constructor(
     readonly kind: LedgerErrorKind,
+    /** For people and logs only: it carries program logs, which a payer writes (a Memo is logged). */
     message: string,
     readonly logs: readonly string[] = [],
+    /**
+     * SECURITY: the only thing to classify a refusal by. Taken from the ledger's structured error,
+     * never parsed out of `message` or `logs`; null when the ledger gave none (transport failures,
+     * malformed requests, bad signatures).
+     */
+    readonly transactionError: TransactionErrorCode | null = null,
   ) {
     super(message);
   }

@@ -9,8 +9,14 @@ export type SubmissionOutcome =
   /** Every attempt hit a transport failure: it may or may not have landed. */
   | Readonly<{ kind: "uncertain"; error: string }>;
 
-/** Messages with which a ledger says "this signature already landed": success, not failure. */
-const ALREADY_PROCESSED = /already (been )?processed|AlreadyProcessed/i;
+/** The ledger says "this signature already landed" (a resend of identical bytes): success, not failure. */
+function alreadyLanded(error: LedgerError): boolean {
+  // SECURITY: by the structured code only, never by text. The message carries program logs, which
+  // a payer writes (a Memo's text is logged): an unfunded payment with the memo "already processed"
+  // was taken for sent, hung /settle for the whole confirmation wait and was resent by recovery
+  // until its blockhash expired.
+  return error.transactionError?.name === "AlreadyProcessed";
+}
 
 /**
  * Sends the fully signed bytes. Resending identical bytes is safe (the ledger deduplicates by
@@ -32,7 +38,7 @@ export async function submitTransaction(
       return { kind: "sent" };
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
-      if (ALREADY_PROCESSED.test(error.message)) return { kind: "sent" };
+      if (alreadyLanded(error)) return { kind: "sent" };
       // SECURITY: after a lost answer the first send may still land; a later refusal (a lagging
       // node saying "blockhash not found", say) then proves nothing, and calling it final would
       // let a rebuilt retry pay twice. Confirmation and recovery decide instead.

@@ -16,8 +16,10 @@ export function apiKeyGuard(keys: ApiKeyHashes | null) {
   const plugin = new Elysia({ name: "facilitator-api-keys" });
   if (keys === null || keys.length === 0) return plugin;
   const digests = keys.map((key) => hexBytes(key.sha256));
-  return plugin.onBeforeHandle({ as: "global" }, async ({ request, path }) => {
-    if (!PROTECTED_PATHS.has(path)) return;
+  // SECURITY: decided on the matched route, not the request path: "/settle/" reaches the same
+  // handler as "/settle", and a path check let it through without a key.
+  return plugin.onBeforeHandle({ as: "global" }, async ({ request, route }) => {
+    if (!PROTECTED_PATHS.has(route)) return;
     const presented = bearerToken(request.headers.get("authorization"));
     if (presented === null) throw new HttpError(401, "this facilitator requires an API key: Authorization: Bearer <key>");
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(presented)));

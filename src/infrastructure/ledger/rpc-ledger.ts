@@ -13,6 +13,7 @@ import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus } f
 import { LedgerError } from "../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../application/ports/logger.ts";
 import { redactUrl, scrubUrlSecrets } from "./redact-url.ts";
+import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
 export type RpcLedgerOptions = Readonly<{ url: string; timeoutMs?: number; logger?: Logger }>;
 
@@ -22,6 +23,8 @@ const MAX_SIGNATURES_PER_CALL = 256;
 const UNAVAILABLE_CODES = new Set([-32603, -32004, -32005, -32014, -32016, -32019]);
 /** JSON-RPC codes meaning the request itself is malformed. */
 const BAD_REQUEST_CODES = new Set([-32600, -32601, -32602]);
+/** sendTransaction's preflight simulation failed; `data` is that simulation's result, `data.err` its error. */
+const PREFLIGHT_FAILURE = -32002;
 
 /** A JSON-RPC error answered by the node, kept with its own message (kit's errors drop it). */
 class RpcServerError extends Error {
@@ -123,7 +126,10 @@ export function createRpcLedger(options: RpcLedgerOptions): Ledger {
       const logs = logsOf(error.data);
       const message = scrub(withLogs(`${method}: ${error.message}${errSuffix(error.data)}`, logs));
       const rejected = !UNAVAILABLE_CODES.has(error.code) && (refusable || BAD_REQUEST_CODES.has(error.code));
-      result = new LedgerError(rejected ? "rejected" : "unavailable", message, logs);
+      // SECURITY: the code comes from the structured `data.err` only; `message` and the logs carry
+      // text a payer wrote (a Memo's), which must never decide how a refusal is classified.
+      const transactionError = error.code === PREFLIGHT_FAILURE ? transactionErrorCodeOfData(error.data) : null;
+      result = new LedgerError(rejected ? "rejected" : "unavailable", message, logs, transactionError);
     } else if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
       result = new LedgerError("unavailable", `${method}: HTTP error ${error.context.statusCode}`);
     } else if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from "../../../application/ports/clock.ts";
 import { LedgerError, type AccountSnapshot, type Ledger, type SignatureStatus } from "../../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../../application/ports/logger.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../../domain/networks.ts";
+import { transactionErrorCodeOf } from "../transaction-error-code.ts";
 import { matchesFilters, readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
 import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
@@ -80,10 +81,11 @@ export type EmbeddedLedgerOptions = Readonly<{
   historyCapacity?: number;
 }>;
 
+/** The refusal as the port's error; its code comes from the refusal's error object, as over JSON-RPC. */
 function rejection(refusal: Refusal): LedgerError {
   const err = refusal.err === null ? "" : ` (${renderTransactionError(refusal.err)})`;
   const logs = refusal.logs.length > 0 ? `\nlogs:\n${refusal.logs.join("\n")}` : "";
-  return new LedgerError("rejected", `${refusal.message}${err}${logs}`, refusal.logs);
+  return new LedgerError("rejected", `${refusal.message}${err}${logs}`, refusal.logs, transactionErrorCodeOf(refusal.err));
 }
 
 function bootLiteSvm(): LiteSVM {
