@@ -5,7 +5,7 @@ import { paymentIdOf, type PaymentExtensions, type PaymentRequest } from "../dom
 import { settlementKeyOf } from "../domain/payment/settlement-key.ts";
 import type { ReasonCode } from "../domain/reason-codes.ts";
 import type { TransferChecked } from "../domain/transaction/transaction-view.ts";
-import { checkSourceFunds as checkSourceFundsOf } from "../domain/verification/funds-check.ts";
+import { checkDestinationAccount, checkSourceFunds } from "../domain/verification/funds-check.ts";
 import { reject, type Rejection } from "../domain/verification/rejection.ts";
 import { checkRequirements } from "../domain/verification/requirement-checks.ts";
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
@@ -108,7 +108,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
   if (deps.simulate) {
     const [outcome, funds] = await Promise.all([
       checkOnLedger(deps.ledger, view.wire, view.recentBlockhash),
-      checkSourceFunds(deps.ledger, transfer, requirements),
+      checkTransferAccounts(deps.ledger, transfer, requirements),
     ]);
     // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
     if (!outcome.ok && outcome.reason === "BLOCKHASH_EXPIRED") return rejected(outcome.reason, outcome.message, payer);
@@ -116,7 +116,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     if (!outcome.ok) return rejected(outcome.reason, outcome.message, payer);
     unitsConsumed = outcome.unitsConsumed;
   } else if (deps.checkFunds) {
-    const funds = await checkSourceFunds(deps.ledger, transfer, requirements);
+    const funds = await checkTransferAccounts(deps.ledger, transfer, requirements);
     if (funds) return rejected(funds.reason, funds.message, payer);
   }
 
@@ -150,9 +150,13 @@ export async function checkPayTo(payTo: string, policy: PayToPolicy | undefined)
   return allowed ? null : reject("PAYTO_NOT_ALLOWED", `payTo ${payTo} is not allowed by this facilitator's ${policy.name} policy`);
 }
 
-/** The source token account as the ledger has it now, against the transfer (see checkSourceFundsOf). */
-export async function checkSourceFunds(ledger: Ledger, transfer: TransferChecked, requirements: VerifiedRequirements): Promise<Rejection | null> {
-  return checkSourceFundsOf(toTokenAccountView(await ledger.getAccount(transfer.source)), transfer, requirements);
+/**
+ * The transfer's two token accounts as the ledger has them now, in one read: the source can pay
+ * (and is not the payee's), the destination can receive. See domain/verification/funds-check.ts.
+ */
+export async function checkTransferAccounts(ledger: Ledger, transfer: TransferChecked, requirements: VerifiedRequirements): Promise<Rejection | null> {
+  const [source = null, destination = null] = await ledger.getMultipleAccounts([transfer.source, transfer.destination]);
+  return checkSourceFunds(toTokenAccountView(source), transfer, requirements) ?? checkDestinationAccount(toTokenAccountView(destination), transfer);
 }
 
 type VerifiedRequirements = PaymentRequest["paymentRequirements"];

@@ -183,22 +183,26 @@ describe("embedded ledger JSON-RPC: sendTransaction refusals carry data.err as a
   });
 });
 
+/** Enough compute units for the memo (which logs its text), not for the TransferChecked after it. */
+const MEMO_ONLY_UNITS = 650;
+
 type AttackPayment = Readonly<{ actors: Actors; body: Readonly<Record<string, unknown>>; key: string }>;
 
 /**
- * A payment every static check and the funds check accept (the payer holds the amount), which
- * fails in preflight all the same: payTo's token account does not exist. The memo comes before
- * the transfer, so the failing simulation logs it.
+ * A payment every static check and the funds check accept (the payer holds the amount, payTo's
+ * token account exists), which fails in preflight all the same: its compute limit is enough for
+ * the memo but not for the transfer. The memo comes first, so the failing simulation logs it.
  */
 async function attackPayment(ledger: EmbeddedLedger, feePayer: Address, amount = 1_500_000n): Promise<AttackPayment> {
   const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
   const actors: Actors = { payer, payTo, feePayer: payer };
   await ledger.setTokenAccount(payer.address, USDC, { amount });
+  await ledger.setTokenAccount(payTo.address, USDC, { amount: 0n });
   const { blockhash } = await ledger.getLatestBlockhash();
   const transaction = await buildTransaction(actors, {
     feePayerAddress: feePayer,
     blockhash: blockhash as Blockhash,
-    instructions: [computeLimit(20_000), computePrice(0n), memoInstruction(ATTACK_MEMO), await transferInstruction(actors, { amount })],
+    instructions: [computeLimit(MEMO_ONLY_UNITS), computePrice(0n), memoInstruction(ATTACK_MEMO), await transferInstruction(actors, { amount })],
   });
   const messageBytes = getTransactionDecoder().decode(getBase64Encoder().encode(transaction)).messageBytes;
   const requirements = requirementsFor(actors, { amount, extra: { feePayer } });

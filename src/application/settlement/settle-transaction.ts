@@ -168,7 +168,9 @@ async function signClaimAndSubmit(
   const log = deps.logger.child({ key: candidate.key, signature });
   const submission = await submitTransaction(ledger, wire, signature);
   if (submission.kind === "rejected") {
-    await giveBack(deps, reservation);
+    // SECURITY: the refused send cost no fee, but it cost a signature (a paid KMS/HSM call) for a
+    // transaction only execution could refuse (a compute limit too low, say). Its charge stays,
+    // so such attempts are bounded by the payer's and the fee payer's budgets.
     // Nothing landed, so a store failure here only leaves an open record for recovery to fail.
     await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error: submission.error })));
     log.info("settlement rejected by the ledger", { error: submission.error });

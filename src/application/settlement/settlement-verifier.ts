@@ -1,5 +1,5 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
-import { type VerifyPaymentDeps, checkSourceFunds, verifyPayment } from "../verify-payment.ts";
+import { type VerifyPaymentDeps, checkTransferAccounts, verifyPayment } from "../verify-payment.ts";
 import type { VerifyForSettlement } from "./settle-payment.ts";
 
 /**
@@ -30,7 +30,7 @@ export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSe
         feeLamports: verified.feeLamports,
         // SECURITY: run after the idempotency check (a settled payment's funds are gone) and
         // before anything is signed: no signature for a payment that cannot pay.
-        checkFundable: () => checkSourceFunds(deps.ledger, verified.transfer, request.paymentRequirements),
+        checkFundable: () => checkTransferAccounts(deps.ledger, verified.transfer, request.paymentRequirements),
       },
     };
   };

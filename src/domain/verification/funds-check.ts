@@ -39,3 +39,17 @@ function spendableBy(account: TokenAccountView, authority: string): bigint | nul
   if (account.delegate === authority) return account.amount < account.delegatedAmount ? account.amount : account.delegatedAmount;
   return null;
 }
+
+/**
+ * SECURITY: a destination that is not a token account of the mint makes the transfer fail in
+ * preflight, after our key signed: a free KMS/HSM signature per request. It is read in the same
+ * call as the source and refused before signing.
+ */
+export function checkDestinationAccount(account: TokenAccountView | null, transfer: TransferChecked): Rejection | null {
+  if (account === null) {
+    return reject("RECIPIENT_MISMATCH", `destination ${transfer.destination} is not an SPL token account: the payee must create it first`);
+  }
+  if (account.mint !== transfer.mint) return reject("RECIPIENT_MISMATCH", `destination ${transfer.destination} holds ${account.mint}, not ${transfer.mint}`);
+  if (account.frozen) return reject("RECIPIENT_MISMATCH", `destination ${transfer.destination} is frozen`);
+  return null;
+}

@@ -52,7 +52,10 @@ export function createFakeLedger(owner: Address | null = null): FakeLedger {
       calls.account++;
       return tokenAccount === null ? null : encodeTokenAccount(address, tokenAccount);
     },
-    getMultipleAccounts: unused("getMultipleAccounts"),
+    async getMultipleAccounts(addresses: readonly Address[]) {
+      calls.account++;
+      return addresses.map((address) => (tokenAccount === null ? null : encodeTokenAccount(address, tokenAccount)));
+    },
     getProgramAccounts: unused("getProgramAccounts"),
     async simulateTransaction(wire, options) {
       calls.simulate++;
