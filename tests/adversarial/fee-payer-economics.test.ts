@@ -152,6 +152,13 @@ describe("the observed drain: 0-amount self-transfers at 400,000 CU x 5,000,000 
     expect(signRequests()).toBe(before + 1);
   });
 
+  test("a payTo without a token account for the asset is RECIPIENT_MISMATCH before signing (it would fail in preflight after a KMS call)", async () => {
+    const payer = (await fundedPayment(r.ledger, r.feePayer)).actors;
+    const actors = { ...payer, payTo: await generateKeyPairSigner() };
+    const body = await paymentWith(r, actors, [computeLimit(20_000), computePrice(0n), await transferInstruction(actors, { amount: 1n })], 1n);
+    await expectRefusedForFree(r, body, "RECIPIENT_MISMATCH");
+  });
+
   test("an honest payment costs the fee payer exactly its fee, counted in x402_fee_payer_lamports_spent_total", async () => {
     const payment = await fundedPayment(r.ledger, r.feePayer);
     const before = await lamportsOf(r.ledger, r.feePayer);
