@@ -157,6 +157,37 @@ export function describeLedgerContract(name: string, makeSubject: () => Promise<
       expect(await ledger.sendTransaction(wire)).toBe(getBase58Decoder().decode(wire.subarray(1, 65)) as Signature);
     });
 
+    it("getTransactionEffects: a landed transfer's success, slot and token balance changes by owner and mint", async () => {
+      const { ledger, dev } = subject;
+      const wallets = await fundWallets(dev, 5_000_000n);
+      const signature = await ledger.sendTransaction(await transferWire({ wallets, amount: 1_250_000n, blockhash: await ledger.getLatestBlockhash() }));
+      const effects = await ledger.getTransactionEffects(signature);
+      const [status] = await ledger.getSignatureStatuses([signature]);
+      expect(effects?.err).toBeNull();
+      expect(effects?.slot).toBe(status?.slot ?? -1n);
+      // Both token accounts are listed, as a real node's pre/postTokenBalances list them, with their owners.
+      expect([...(effects?.tokenBalanceChanges ?? [])].sort((a, b) => Number(a.delta - b.delta))).toEqual([
+        { owner: wallets.payer.address, mint: USDC, delta: -1_250_000n },
+        { owner: wallets.recipient.address, mint: USDC, delta: 1_250_000n },
+      ]);
+    });
+
+    it("getTransactionEffects: a transaction that landed and failed carries its error and moved no tokens; unknown is null", async () => {
+      const { ledger, dev } = subject;
+      const wallets = await fundWallets(dev, 100n);
+      const wire = await transferWire({ wallets, amount: 101n, blockhash: await ledger.getLatestBlockhash() });
+      // Without preflight it lands as a failed transaction (fee charged), as on a real cluster.
+      const landed = dev.submit(wire, { skipPreflight: true });
+      if (!landed.ok) throw new Error(landed.refusal.message);
+      const effects = await ledger.getTransactionEffects(landed.signature);
+      const [status] = await ledger.getSignatureStatuses([landed.signature]);
+      expect(effects?.err).toContain("InstructionError");
+      expect(effects?.err).toBe(status?.err ?? "missing");
+      expect(effects?.tokenBalanceChanges.every((change) => change.delta === 0n)).toBe(true);
+      const unknown = getBase58Decoder().decode(crypto.getRandomValues(new Uint8Array(64))) as Signature;
+      expect(await ledger.getTransactionEffects(unknown)).toBeNull();
+    });
+
     it("returns null statuses for unknown signatures and answers ping", async () => {
       const unknown = getBase58Decoder().decode(crypto.getRandomValues(new Uint8Array(64))) as Signature;
       expect(await subject.ledger.getSignatureStatuses([unknown])).toEqual([null]);

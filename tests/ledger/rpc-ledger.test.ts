@@ -2,6 +2,7 @@
 // litesvm ledger's JSON-RPC server. Failure cases use small local Bun.serve stubs (503,
 // a hanging endpoint, an unhealthy node) and a closed port; nothing leaves 127.0.0.1.
 import { afterAll, describe, expect, it } from "bun:test";
+import { address } from "@solana/kit";
 import { LedgerError, type Ledger } from "../../src/application/ports/ledger.ts";
 import type { LogFields, Logger } from "../../src/application/ports/logger.ts";
 import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
@@ -102,5 +103,27 @@ describe("rpc ledger: failure mapping (local Bun.serve stubs)", () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const secret of ["hunter2secret", "KEYabcdef123456789", "sk_live_XYZ987"]) expect(everything).not.toContain(secret);
     expect(redactUrl(secretUrl)).toBe(`${base.replace("http://", "http://***@")}/v2/***?api-key=***`);
+  });
+});
+
+describe("rpc ledger: getTransactionEffects request and edge answers (local Bun.serve stub)", () => {
+  const SIGNATURE = "5".repeat(88) as Parameters<Ledger["getTransactionEffects"]>[0];
+  const OWNER = address("11111111111111111111111111111112");
+  const MINT = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
+  const balance = (owner: string | undefined, amount: string) => ({ accountIndex: 1, mint: MINT, ...(owner ? { owner } : {}), uiTokenAmount: { amount, decimals: 6, uiAmount: null, uiAmountString: "0" } });
+
+  it("asks for json, version 0 and confirmed; skips owner-less balances; refuses an answer without metadata as unavailable", async () => {
+    const requests: unknown[] = [];
+    let meta: unknown = { err: null, preTokenBalances: [balance(OWNER, "10"), balance(undefined, "7")], postTokenBalances: [balance(OWNER, "4"), balance(undefined, "0")] };
+    const url = stub(async (request) => {
+      const body = (await request.json()) as { id: unknown; params: unknown[] };
+      requests.push(body.params);
+      return Response.json({ jsonrpc: "2.0", id: body.id, result: { slot: 9, blockTime: null, version: 0, transaction: {}, meta } });
+    });
+    const ledger = createRpcLedger({ url });
+    expect(await ledger.getTransactionEffects(SIGNATURE)).toEqual({ slot: 9n, err: null, tokenBalanceChanges: [{ owner: OWNER, mint: MINT, delta: -6n }] });
+    expect(requests[0]).toEqual([SIGNATURE, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }]);
+    meta = null;
+    expect((await failureOf(ledger.getTransactionEffects(SIGNATURE))).kind).toBe("unavailable");
   });
 });

@@ -36,6 +36,7 @@ function scriptedLedger(script: StatusScript, height: () => bigint = () => 100n)
     simulateTransaction: unused,
     sendTransaction: unused,
     ping: unused,
+    getTransactionEffects: unused,
   };
   return { ledger, batches, heightReads: () => heightReads };
 }

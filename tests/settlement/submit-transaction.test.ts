@@ -25,6 +25,7 @@ function sendingLedger(answers: readonly (Signature | LedgerError)[]): { ledger:
     getProgramAccounts: unused,
     simulateTransaction: unused,
     ping: unused,
+    getTransactionEffects: unused,
   };
   return { ledger, sends: () => sends };
 }

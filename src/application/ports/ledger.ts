@@ -1,4 +1,5 @@
 import type { Address, Signature } from "@solana/kit";
+import type { TokenBalanceChange } from "../../domain/modes/token-balance-changes.ts";
 
 /** One account as the ledger holds it. `data` is the raw account bytes. */
 export type AccountSnapshot = Readonly<{
@@ -28,6 +29,20 @@ export type SignatureStatus = Readonly<{
   err: string | null;
 }>;
 
+/** How one owner's balance of one mint changed in a transaction (post - pre, summed over its token accounts). */
+export type { TokenBalanceChange } from "../../domain/modes/token-balance-changes.ts";
+
+/**
+ * What the mode checks read of a landed transaction: whether it succeeded (`err` rendered as
+ * for {@link SignatureStatus}) and every (owner, mint) token balance change, from the
+ * ledger's pre- and post-transaction token balances (so transfers made by CPI count too).
+ */
+export type TransactionEffects = Readonly<{
+  slot: bigint;
+  err: string | null;
+  tokenBalanceChanges: readonly TokenBalanceChange[];
+}>;
+
 /**
  * Everything the service needs from a Solana ledger. Implemented by the embedded
  * litesvm ledger and by the JSON-RPC adapter; both pass the same contract tests.
@@ -46,6 +61,11 @@ export type Ledger = Readonly<{
   sendTransaction(wire: Uint8Array): Promise<Signature>;
   /** Looks up statuses, searching history so an old signature is still found. */
   getSignatureStatuses(signatures: readonly Signature[]): Promise<readonly (SignatureStatus | null)[]>;
+  /**
+   * The effects of a transaction landed at `confirmed` or better; null when the ledger does not
+   * know it (or it is only `processed`). Throws {@link LedgerError} when unreachable.
+   */
+  getTransactionEffects(signature: Signature): Promise<TransactionEffects | null>;
   /** Cheap liveness probe used by /health. Throws {@link LedgerError} when unreachable. */
   ping(): Promise<void>;
 }>;

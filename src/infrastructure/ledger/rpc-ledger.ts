@@ -9,9 +9,10 @@ import {
   type RpcTransport,
   type Signature,
 } from "@solana/kit";
-import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus } from "../../application/ports/ledger.ts";
+import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus, TransactionEffects } from "../../application/ports/ledger.ts";
 import { LedgerError } from "../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../application/ports/logger.ts";
+import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
 import { redactUrl, scrubUrlSecrets } from "./redact-url.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
@@ -96,6 +97,21 @@ type RawAccount = Readonly<{ data: readonly [string, string]; executable: boolea
 
 function snapshot(address: Address, account: RawAccount): AccountSnapshot {
   return Object.freeze({ address, owner: account.owner, lamports: BigInt(account.lamports), data: fromBase64(account.data[0]), executable: account.executable });
+}
+
+type RpcTokenBalance = Readonly<{ mint: Address; owner?: Address; uiTokenAmount: Readonly<{ amount: string }> }>;
+
+/**
+ * `preTokenBalances`/`postTokenBalances` entries with an owner. Nodes omit `owner` only for
+ * transactions older than the field; such a balance cannot be attributed, so it never counts
+ * as anyone's payment.
+ */
+function tokenBalanceEntries(balances: readonly RpcTokenBalance[] | null | undefined): TokenBalanceEntry[] {
+  const entries: TokenBalanceEntry[] = [];
+  for (const balance of balances ?? []) {
+    if (balance.owner !== undefined) entries.push({ owner: balance.owner, mint: balance.mint, amount: BigInt(balance.uiTokenAmount.amount) });
+  }
+  return entries;
 }
 
 function filterOf(filter: ProgramAccountFilter) {
@@ -236,6 +252,20 @@ export function createRpcLedger(options: RpcLedgerOptions): Ledger {
         }
       }
       return out;
+    },
+    async getTransactionEffects(signature): Promise<TransactionEffects | null> {
+      const transaction = await call("getTransaction", (abortSignal) =>
+        rpc.getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }).send({ abortSignal }),
+      );
+      if (transaction === null) return null;
+      const meta = transaction.meta;
+      // Without metadata the node cannot say what the transaction did: unknown, not "failed".
+      if (meta === null) throw new LedgerError("unavailable", `getTransaction: the node returned ${signature} without metadata`);
+      return Object.freeze({
+        slot: BigInt(transaction.slot),
+        err: meta.err === null ? null : renderErr(meta.err),
+        tokenBalanceChanges: tokenBalanceChanges(tokenBalanceEntries(meta.preTokenBalances), tokenBalanceEntries(meta.postTokenBalances)),
+      });
     },
     async ping() {
       await call("getHealth", (abortSignal) => rpc.getHealth().send({ abortSignal }));

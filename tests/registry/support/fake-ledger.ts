@@ -66,6 +66,7 @@ export function createFakeLedger(program: Address): FakeLedger {
     simulateTransaction: unsupported("simulateTransaction"),
     sendTransaction: unsupported("sendTransaction"),
     getSignatureStatuses: unsupported("getSignatureStatuses"),
+    getTransactionEffects: unsupported("getTransactionEffects"),
     ping: async () => {},
   });
 }

@@ -65,6 +65,7 @@ export function createFakeLedger(owner: Address | null = null): FakeLedger {
     },
     sendTransaction: unused("sendTransaction"),
     getSignatureStatuses: unused("getSignatureStatuses"),
+    getTransactionEffects: unused("getTransactionEffects"),
     ping: () => Promise.resolve(),
   };
 }

@@ -4,6 +4,7 @@ import { Clock as SysvarClock, LiteSVM } from "litesvm";
 import { systemClock, type Clock } from "../../../application/ports/clock.ts";
 import { LedgerError, type AccountSnapshot, type Ledger, type SignatureStatus } from "../../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../../application/ports/logger.ts";
+import { tokenBalanceChanges } from "../../../domain/modes/token-balance-changes.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../../domain/networks.ts";
 import { transactionErrorCodeOf } from "../transaction-error-code.ts";
 import { matchesFilters, readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
@@ -260,6 +261,16 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
       return result.signature;
     },
     getSignatureStatuses: async (signatures) => portStatuses(signatures),
+    async getTransactionEffects(signature) {
+      // The record's token balances are read from litesvm's accounts before and after execution.
+      const record = executor.record(signature);
+      if (!record) return null;
+      return Object.freeze({
+        slot: record.slot,
+        err: record.err === null ? null : renderTransactionError(record.err),
+        tokenBalanceChanges: tokenBalanceChanges(record.preTokenBalances, record.postTokenBalances),
+      });
+    },
     ping: async () => {},
   };
 
