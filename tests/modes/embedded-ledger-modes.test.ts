@@ -1,23 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  appendTransactionMessageInstructions,
-  blockhash,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase58Decoder,
-  getBase58Encoder,
-  getTransactionEncoder,
-  getU64Encoder,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransaction,
-  signTransactionMessageWithSigners,
-  type Address,
-  type KeyPairSigner,
-  type Signature,
-} from "@solana/kit";
-import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { generateKeyPairSigner, getBase58Decoder, getTransactionEncoder, getU64Encoder, signTransaction, type Address, type Signature } from "@solana/kit";
 import { buildDelegatedTransfer } from "../../src/application/modes/build-delegated-transfer.ts";
 import { readTokenAccount } from "../../src/application/modes/read-token-account.ts";
 import { verifyModePayment, type VerifyModeDeps } from "../../src/application/modes/verify-mode-payment.ts";
@@ -31,61 +13,67 @@ import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts"
 import { USDC_DECIMALS } from "../../src/domain/networks.ts";
 import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { AGENT_MINT, NOW_MS, NOW_S, PAYMENT_ID, PAYMENT_ID_HEX, PROGRAM_ID, USDC, delegation, hex, modeRequest, receipt } from "./support/mode-fixtures.ts";
+import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "./support/receipt-payments.ts";
 
 const clock = { now: () => NOW_MS };
-
-async function ata(owner: Address): Promise<Address> {
-  const [address] = await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  return address;
-}
 
 function depsFor(ledger: EmbeddedLedger, feePayer: Address): VerifyModeDeps {
   return { ledger, clock, programId: PROGRAM_ID, feePayers: [feePayer] };
 }
 
-/** The payer's own signed USDC transfer, as an atomic-mode client submits it itself. */
-async function submitPayerTransfer(ledger: EmbeddedLedger, payer: KeyPairSigner, payTo: Address, amount: bigint): Promise<Signature> {
-  const latest = await ledger.getLatestBlockhash();
-  const [source, destination] = await Promise.all([ata(payer.address), ata(payTo)]);
-  const transfer = getTransferCheckedInstruction({ source, mint: USDC, destination, authority: payer, amount, decimals: USDC_DECIMALS });
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(latest.blockhash), lastValidBlockHeight: latest.lastValidBlockHeight }, m),
-    (m) => appendTransactionMessageInstructions([transfer], m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  return ledger.sendTransaction(new Uint8Array(getTransactionEncoder().encode(signed)));
-}
-
-describe("atomic mode on the embedded ledger (litesvm, real SPL Token)", () => {
-  test("a confirmed transfer plus its seeded PaymentReceipt verifies; the same receipt naming an unsent signature does not", async () => {
+describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL Token transfers, seeded PaymentReceipt)", () => {
+  test("the payer's two-transfer payment (net to payTo, fee to the treasury) with its receipt and claim proof verifies", async () => {
     const ledger = createEmbeddedLedger({ clock });
-    const [payer, payee] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-    await ledger.airdrop(payer.address, 1_000_000_000n);
-    await ledger.setTokenAccount(payer.address, USDC, { amount: 5_000_000n });
-    await ledger.setTokenAccount(payee.address, USDC, { amount: 0n });
+    const [payer, payTo, treasury] = await Promise.all([newWallet(), newWallet(), newWallet()]);
+    await fundReceiptParties(ledger, payer.address, [payTo.address, treasury.address]);
+    const paid = await payWithReceipt(ledger, { payer, payTo: payTo.address, treasury: treasury.address, amount: 1_000_000n, feeAmount: 25_000n, mode: "attestation" });
+    // The ledger's own view of that transaction, as the check reads it.
+    const effects = await ledger.getTransactionEffects(paid.txSignature);
+    expect(effects?.err).toBeNull();
+    expect(effects?.tokenBalanceChanges).toEqual(
+      expect.arrayContaining([
+        { owner: payer.address, mint: USDC, delta: -1_000_000n },
+        { owner: payTo.address, mint: USDC, delta: 975_000n },
+        { owner: treasury.address, mint: USDC, delta: 25_000n },
+      ]),
+    );
 
-    const signature = await submitPayerTransfer(ledger, payer, payee.address, 1_000_000n);
-    const [receiptPda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
-    const seed = (txSignature: Uint8Array) =>
-      ledger.setAccount(receiptPda, {
-        lamports: 10_000_000n,
-        owner: PROGRAM_ID,
-        data: encodePaymentReceipt(receipt({ payer: payer.address, payee: payee.address, txSignature, amount: 1_000_000n })),
-      });
-    seed(new Uint8Array(getBase58Encoder().encode(signature)));
-
-    const request = modeRequest({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: signature, receiptPda }, { payTo: payee.address });
+    const request = modeRequest(
+      { mode: "attestation", paymentId: paid.paymentIdHex, txSignature: paid.txSignature, receiptPda: paid.receiptPda, ...(await claimProof(payer.secret, paid.paymentIdHex, "/a2a", NOW_S)) },
+      { payTo: payTo.address, resource: "https://agent.example/a2a" },
+    );
     const result = await verifyModePayment(request, depsFor(ledger, payer.address));
-    expect(result).toMatchObject({ ok: true, mode: "atomic", payer: payer.address, amount: 1_000_000n, txSignature: signature, receiptPda });
+    expect(result).toMatchObject({ ok: true, mode: "attestation", payer: payer.address, amount: 1_000_000n, txSignature: paid.txSignature, receiptPda: paid.receiptPda });
+  });
+
+  test("a receipt naming a real transfer that paid less, or a signature the ledger never saw, is refused", async () => {
+    const ledger = createEmbeddedLedger({ clock });
+    const [payer, payTo, treasury] = await Promise.all([newWallet(), newWallet(), newWallet()]);
+    await fundReceiptParties(ledger, payer.address, [payTo.address, treasury.address]);
+    const short = await payWithReceipt(ledger, {
+      payer,
+      payTo: payTo.address,
+      treasury: treasury.address,
+      amount: 1_000_000n,
+      feeAmount: 0n,
+      movements: [{ to: payTo.address, amount: 400_000n }],
+    });
+    const claim = async (paymentIdHex: string) => claimProof(payer.secret, paymentIdHex, "/a2a", NOW_S);
+    const shortRequest = modeRequest({ mode: "atomic", paymentId: short.paymentIdHex, txSignature: short.txSignature, ...(await claim(short.paymentIdHex)) }, { payTo: payTo.address });
+    const refused = await verifyModePayment(shortRequest, depsFor(ledger, payer.address));
+    expect(refused.ok ? null : refused.reason).toBe("MODE_TRANSFER_MISMATCH");
 
     // A receipt is only as good as the transaction it names: a signature the ledger never saw fails.
+    const [receiptPda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
     const unsent = new Uint8Array(64).fill(3);
-    seed(unsent);
-    const forged = modeRequest({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: getBase58Decoder().decode(unsent) }, { payTo: payee.address });
-    const refused = await verifyModePayment(forged, depsFor(ledger, payer.address));
-    expect(refused.ok ? null : refused.reason).toBe("MODE_TX_NOT_FOUND");
+    ledger.setAccount(receiptPda, {
+      lamports: 10_000_000n,
+      owner: PROGRAM_ID,
+      data: encodePaymentReceipt(receipt({ payer: payer.address, payee: payTo.address, txSignature: unsent, resource: "/a2a" })),
+    });
+    const forged = modeRequest({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: getBase58Decoder().decode(unsent), ...(await claim(PAYMENT_ID_HEX)) }, { payTo: payTo.address });
+    const unknown = await verifyModePayment(forged, depsFor(ledger, payer.address));
+    expect(unknown.ok ? null : unknown.reason).toBe("MODE_TX_NOT_FOUND");
   });
 });
 

@@ -35,6 +35,12 @@ describe("parseModeExtensions (pure)", () => {
     expect(result.amount).toBe(1_000_000n);
   });
 
+  test("atomic with the receipt-claim proof: signature (64 bytes) and timestamp", () => {
+    const result = parsed({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE, signature: SIGNATURE_B64, timestamp: 1_750_000_000 });
+    expect(result.signature).toEqual(new Uint8Array(64).fill(7));
+    expect(result.timestamp).toBe(1_750_000_000);
+  });
+
   test("delegated client-side: delegationPda alone is enough", () => {
     expect(parsed({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: testAddress(4) }).delegationPda).toBe(testAddress(4));
   });
@@ -51,6 +57,8 @@ describe("parseModeExtensions (pure)", () => {
     "receiptPda not an address": { mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE, receiptPda: "nope" },
     "delegated with neither payer nor delegationPda": { mode: "delegated", paymentId: PAYMENT_ID_HEX },
     "signature without timestamp": { mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER, signature: SIGNATURE_B64 },
+    "atomic claim signature without timestamp": { mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE, signature: SIGNATURE_B64 },
+    "attestation claim timestamp without signature": { mode: "attestation", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE, timestamp: 1 },
     "proof without payer": { mode: "delegated", paymentId: PAYMENT_ID_HEX, signature: SIGNATURE_B64, timestamp: 1 },
     "signature of 63 bytes": { mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER, timestamp: 1, signature: btoa("x".repeat(63)) },
     "timestamp as a string": { mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER, signature: SIGNATURE_B64, timestamp: "1" },

@@ -50,6 +50,20 @@ describe("checkReceiptAccount (pure, receipts encoded with the domain codec)", (
     expect(verdict.ok ? null : verdict.rejection.message).toContain("payer");
   });
 
+  test("the receipt's resource must name the expected resource; its nft_mint must be extra.agentMint when given", () => {
+    const ok = checkReceiptAccount(account(receipt({ resource: "/a2a", nftMint: testAddress(53) })), {
+      ...expected,
+      resource: "https://agent.example/a2a",
+      agentMint: testAddress(53),
+    });
+    expect(ok.ok).toBe(true);
+    const otherResource = checkReceiptAccount(account(receipt({ resource: "/mcp" })), { ...expected, resource: "https://agent.example/a2a" });
+    expect(otherResource.ok ? null : otherResource.rejection.reason).toBe("MODE_RECEIPT_MISMATCH");
+    const otherAgent = checkReceiptAccount(account(receipt()), { ...expected, agentMint: testAddress(54) });
+    expect(otherAgent.ok ? null : otherAgent.rejection.message).toContain("nft_mint");
+    expect(checkReceiptAccount(account(receipt()), { ...expected, agentMint: 7 }).ok).toBe(false);
+  });
+
   test("refuses a valid-looking receipt owned by another program", () => {
     const verdict = checkReceiptAccount(account(receipt(), testAddress(60)), expected);
     expect(verdict.ok ? null : verdict.rejection.message).toContain("owned by");

@@ -8,9 +8,11 @@ import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
 import { encodeDelegation, type Delegation } from "../../src/domain/modes/delegation.ts";
 import type { ModeExtensions } from "../../src/domain/modes/mode-extensions.ts";
+import type { ReceiptClaimFields } from "../../src/domain/modes/receipt-claim-proof.ts";
+import type { TransactionEffects } from "../../src/application/ports/ledger.ts";
 import { findAgentPda, findDelegationPda, findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
 import { createAtaDeriver } from "../../src/domain/payment/associated-token-account.ts";
-import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
+import { encodePaymentReceipt, type PaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
 import { createFakeModeLedger, type FakeModeLedger } from "./support/fake-ledger.ts";
 import {
@@ -20,10 +22,12 @@ import {
   NOW_MS,
   NOW_S,
   PAYER,
+  PAYER_SECRET,
   PAYMENT_ID,
   PAYMENT_ID_HEX,
   PAY_TO,
   PROGRAM_ID,
+  TREASURY,
   TX_SIGNATURE,
   USDC,
   base64,
@@ -31,6 +35,7 @@ import {
   modeRequest,
   proofFields,
   receipt,
+  receiptClaimExtensions,
   signDelegatedProof,
   testAddress,
 } from "./support/mode-fixtures.ts";
@@ -60,25 +65,49 @@ beforeEach(() => {
   now = NOW_MS;
 });
 
-describe("verifyModePayment, atomic and attestation (hand-written fake Ledger)", () => {
+describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, real ed25519 claim proof)", () => {
   const atomic = { mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE };
+  const RESOURCE = "https://api.example.com/weather";
 
-  async function seedReceipt(mode: "atomic" | "attestation" = "atomic"): Promise<Address> {
+  /** The fixture receipt's payment as the ledger records it: 1 USDC from the payer, 0.99 to payTo, 0.01 to the treasury. */
+  const HONEST_TRANSFER: TransactionEffects = {
+    slot: 10n,
+    err: null,
+    tokenBalanceChanges: [
+      { owner: PAYER, mint: USDC, delta: -1_000_000n },
+      { owner: PAY_TO, mint: USDC, delta: 990_000n },
+      { owner: TREASURY, mint: USDC, delta: 10_000n },
+    ],
+  };
+
+  /** The receipt, a confirmed status and (unless null) the transaction's effects for TX_SIGNATURE. */
+  async function seedReceipt(
+    mode: "atomic" | "attestation" = "atomic",
+    overrides: Partial<PaymentReceipt> = {},
+    effects: TransactionEffects | null = HONEST_TRANSFER,
+  ): Promise<Address> {
     const [pda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
-    ledger.putAccount(pda, PROGRAM_ID, encodePaymentReceipt(receipt({ settlementMode: mode })));
+    ledger.putAccount(pda, PROGRAM_ID, encodePaymentReceipt(receipt({ settlementMode: mode, ...overrides })));
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "confirmed", err: null });
+    if (effects) ledger.putTransaction(TX_SIGNATURE, effects);
     return pda;
   }
 
-  test("accepts a confirmed transaction with a matching receipt and reports the receipt's payer", async () => {
+  /** Atomic extensions with the payer's claim proof (over the fixture receipt's resource, now). */
+  async function claimed(extra: Record<string, unknown> = {}, secret = PAYER_SECRET, claim: Partial<ReceiptClaimFields> = {}) {
+    return { ...atomic, ...(await receiptClaimExtensions(secret, { resource: RESOURCE, ...claim })), ...extra };
+  }
+
+  test("accepts a confirmed transaction with a matching receipt, transfer and claim proof, and reports the receipt's payer", async () => {
     const pda = await seedReceipt();
-    const result = await verifyModePayment(modeRequest({ ...atomic, receiptPda: pda, amount: "1000000" }), deps());
+    const result = await verifyModePayment(modeRequest(await claimed({ receiptPda: pda, amount: "1000000" })), deps());
     expect(result).toEqual({ ok: true, mode: "atomic", paymentId: PAYMENT_ID_HEX, payer: PAYER, amount: 1_000_000n, txSignature: TX_SIGNATURE, receiptPda: pda });
+    expect(ledger.transactionReads).toEqual([TX_SIGNATURE]);
   });
 
   test("attestation mode accepts an Attestation receipt and refuses an Atomic one", async () => {
     await seedReceipt("attestation");
-    const request = modeRequest({ ...atomic, mode: "attestation" });
+    const request = modeRequest(await claimed({ mode: "attestation" }));
     expect((await verifyModePayment(request, deps())).ok).toBe(true);
     await seedReceipt("atomic");
     expect(reasonOf(await verifyModePayment(request, deps()))).toBe("MODE_RECEIPT_MISMATCH");
@@ -87,44 +116,179 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger)",
   test("MODE_TX_NOT_FOUND when the ledger does not know the signature", async () => {
     const [pda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
     ledger.putAccount(pda, PROGRAM_ID, encodePaymentReceipt(receipt()));
-    expect(reasonOf(await verifyModePayment(modeRequest(atomic), deps()))).toBe("MODE_TX_NOT_FOUND");
+    expect(reasonOf(await verifyModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_TX_NOT_FOUND");
   });
 
   test("refuses a transaction that failed on chain or is only processed", async () => {
     await seedReceipt();
+    const request = modeRequest(await claimed());
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "confirmed", err: "InstructionError(0, Custom(1))" });
-    const failed = await verifyModePayment(modeRequest(atomic), deps());
+    const failed = await verifyModePayment(request, deps());
     expect(failed.ok ? "" : failed.message).toContain("failed on chain");
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "processed", err: null });
-    const processed = await verifyModePayment(modeRequest(atomic), deps());
+    const processed = await verifyModePayment(request, deps());
     expect(processed.ok ? "" : processed.message).toContain("not confirmed");
   });
 
   test("MODE_RECEIPT_NOT_FOUND when no receipt exists for the paymentId", async () => {
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "finalized", err: null });
-    expect(reasonOf(await verifyModePayment(modeRequest(atomic), deps()))).toBe("MODE_RECEIPT_NOT_FOUND");
+    expect(reasonOf(await verifyModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_RECEIPT_NOT_FOUND");
   });
 
   test("a client-given receiptPda that is not the derived one is refused before any ledger read", async () => {
     await seedReceipt();
-    const result = await verifyModePayment(modeRequest({ ...atomic, receiptPda: testAddress(99) }), deps());
+    const result = await verifyModePayment(modeRequest(await claimed({ receiptPda: testAddress(99) })), deps());
     expect(reasonOf(result)).toBe("MODE_RECEIPT_MISMATCH");
     expect(ledger.reads).toEqual([]);
   });
 
   test("a receipt for another amount or payee does not pay these requirements", async () => {
     await seedReceipt();
-    expect(reasonOf(await verifyModePayment(modeRequest(atomic, { amount: 2_000_000n }), deps()))).toBe("AMOUNT_MISMATCH");
-    expect(reasonOf(await verifyModePayment(modeRequest(atomic, { payTo: testAddress(55) }), deps()))).toBe("RECIPIENT_MISMATCH");
+    const request = await claimed();
+    expect(reasonOf(await verifyModePayment(modeRequest(request, { amount: 2_000_000n }), deps()))).toBe("AMOUNT_MISMATCH");
+    expect(reasonOf(await verifyModePayment(modeRequest(request, { payTo: testAddress(55) }), deps()))).toBe("RECIPIENT_MISMATCH");
   });
 
   test("extensions.amount must equal the requirement's amount", async () => {
     await seedReceipt();
-    expect(reasonOf(await verifyModePayment(modeRequest({ ...atomic, amount: "1" }), deps()))).toBe("AMOUNT_MISMATCH");
+    expect(reasonOf(await verifyModePayment(modeRequest(await claimed({ amount: "1" })), deps()))).toBe("AMOUNT_MISMATCH");
   });
 
-  test("malformed extensions are MODE_INVALID", async () => {
+  test("malformed extensions are MODE_INVALID; half a proof is malformed too", async () => {
     expect(reasonOf(await verifyModePayment(modeRequest({ mode: "atomic", paymentId: "abc" }), deps()))).toBe("MODE_INVALID");
+    const { signature } = await receiptClaimExtensions(PAYER_SECRET);
+    expect(reasonOf(await verifyModePayment(modeRequest({ ...atomic, signature }), deps()))).toBe("MODE_INVALID");
+  });
+
+  describe("the claim proof (SECURITY: a receipt is public; only its payer may present it)", () => {
+    test("MODE_PROOF_INVALID without a proof, before any ledger read", async () => {
+      await seedReceipt();
+      const result = await verifyModePayment(modeRequest(atomic), deps());
+      expect(reasonOf(result)).toBe("MODE_PROOF_INVALID");
+      expect(result.ok ? "" : result.message).toContain("extensions.signature");
+      expect(ledger.reads).toEqual([]);
+      expect(ledger.transactionReads).toEqual([]);
+    });
+
+    test("MODE_PROOF_INVALID for a stranger's own signature, also naming itself as payer, and no transaction is read", async () => {
+      await seedReceipt();
+      const stranger = utils.randomSecretKey();
+      const strangerAddress = getAddressDecoder().decode(await getPublicKeyAsync(stranger));
+      expect(reasonOf(await verifyModePayment(modeRequest(await claimed({}, stranger)), deps()))).toBe("MODE_PROOF_INVALID");
+      // Naming itself as payer does not help: the receipt's payer is who must sign.
+      expect(reasonOf(await verifyModePayment(modeRequest(await claimed({ payer: strangerAddress }, stranger)), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect(ledger.transactionReads).toEqual([]);
+    });
+
+    test("MODE_PROOF_INVALID when the payer signed another paymentId, another resource or another time", async () => {
+      await seedReceipt();
+      const tampered: Partial<ReceiptClaimFields>[] = [{ paymentIdHex: "00".repeat(32) }, { resource: "/weather" }];
+      for (const claim of tampered) {
+        expect(reasonOf(await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, claim)), deps()))).toBe("MODE_PROOF_INVALID");
+      }
+      const signedAt = await receiptClaimExtensions(PAYER_SECRET, { resource: RESOURCE, timestamp: NOW_S });
+      const presentedAt = { ...atomic, signature: signedAt.signature, timestamp: NOW_S + 1 };
+      expect(reasonOf(await verifyModePayment(modeRequest(presentedAt), deps()))).toBe("MODE_PROOF_INVALID");
+    });
+
+    test("MODE_PROOF_EXPIRED for a proof 61 s old or 61 s ahead, before any ledger read; 60 s is inside the window", async () => {
+      await seedReceipt();
+      for (const skew of [-61, 61]) {
+        const result = await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, { timestamp: NOW_S + skew })), deps());
+        expect(reasonOf(result)).toBe("MODE_PROOF_EXPIRED");
+      }
+      expect(ledger.reads).toEqual([]);
+      expect((await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, { timestamp: NOW_S - 60 })), deps())).ok).toBe(true);
+    });
+  });
+
+  describe("the receipt's resource and agent", () => {
+    test("paymentRequirements.resource must match the receipt's resource (MODE_RECEIPT_MISMATCH)", async () => {
+      await seedReceipt();
+      const request = await claimed();
+      expect((await verifyModePayment(modeRequest(request, { resource: RESOURCE }), deps())).ok).toBe(true);
+      const other = await verifyModePayment(modeRequest(request, { resource: "https://api.example.com/premium" }), deps());
+      expect(reasonOf(other)).toBe("MODE_RECEIPT_MISMATCH");
+      expect(other.ok ? "" : other.message).toContain("resource");
+    });
+
+    test("without requirements.resource, paymentPayload.resource.url is the expected resource", async () => {
+      await seedReceipt();
+      const request = modeRequest(await claimed());
+      const withUrl = (url: string) => ({ ...request, paymentPayload: { ...request.paymentPayload, resource: { url } } });
+      expect((await verifyModePayment(withUrl(RESOURCE), deps())).ok).toBe(true);
+      expect(reasonOf(await verifyModePayment(withUrl("https://api.example.com/premium"), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      // The requirements' resource wins over the payload's.
+      const both = { ...withUrl("https://api.example.com/premium"), paymentRequirements: { ...request.paymentRequirements, resource: RESOURCE } };
+      expect((await verifyModePayment(both, deps())).ok).toBe(true);
+    });
+
+    test("an x84 receipt holding an endpoint path matches the pathname of an absolute expected URL, and only that", async () => {
+      await seedReceipt("atomic", { resource: "/a2a" });
+      const request = await claimed({}, PAYER_SECRET, { resource: "/a2a" });
+      expect((await verifyModePayment(modeRequest(request, { resource: "https://agent.example.com/a2a" }), deps())).ok).toBe(true);
+      expect((await verifyModePayment(modeRequest(request, { resource: "/a2a" }), deps())).ok).toBe(true);
+      expect(reasonOf(await verifyModePayment(modeRequest(request, { resource: "https://agent.example.com/a2a/admin" }), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect(reasonOf(await verifyModePayment(modeRequest(request, { resource: "a2a" }), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+    });
+
+    test("no determinable resource: the receipt's resource is not compared (the proof still signs it)", async () => {
+      await seedReceipt("atomic", { resource: "/anything" });
+      expect((await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, { resource: "/anything" })), deps())).ok).toBe(true);
+    });
+
+    test("extra.agentMint, when given, must be the receipt's nft_mint", async () => {
+      await seedReceipt();
+      const request = await claimed();
+      expect((await verifyModePayment(modeRequest(request, { extra: { agentMint: AGENT_MINT } }), deps())).ok).toBe(true);
+      const other = await verifyModePayment(modeRequest(request, { extra: { agentMint: testAddress(57) } }), deps());
+      expect(reasonOf(other)).toBe("MODE_RECEIPT_MISMATCH");
+      expect(other.ok ? "" : other.message).toContain("nft_mint");
+    });
+  });
+
+  describe("the referenced transaction's token movements", () => {
+    async function withTransfer(effects: TransactionEffects | null): Promise<ModeVerificationResult> {
+      await seedReceipt("atomic", {}, effects);
+      return verifyModePayment(modeRequest(await claimed()), deps());
+    }
+    const changes = (...list: [string, string, bigint][]) => list.map(([owner, mint, delta]) => ({ owner: owner as Address, mint: mint as Address, delta }));
+
+    test("MODE_TX_NOT_FOUND when the transaction itself cannot be read at confirmed", async () => {
+      expect(reasonOf(await withTransfer(null))).toBe("MODE_TX_NOT_FOUND");
+    });
+
+    test("MODE_TX_FAILED when the transaction's metadata carries an error", async () => {
+      expect(reasonOf(await withTransfer({ ...HONEST_TRANSFER, err: '{"InstructionError":[0,{"Custom":1}]}' }))).toBe("MODE_TX_FAILED");
+    });
+
+    // [what the transaction did, its balance changes, the side the message names]
+    const refused: [string, TransactionEffects["tokenBalanceChanges"], "from payer" | "to payTo"][] = [
+      ["moved less from the payer", changes([PAYER, USDC, -500_000n], [PAY_TO, USDC, 490_000n], [TREASURY, USDC, 10_000n]), "from payer"],
+      ["moved another mint", changes([PAYER, testAddress(70), -1_000_000n], [PAY_TO, testAddress(70), 990_000n]), "from payer"],
+      ["paid someone else", changes([PAYER, USDC, -1_000_000n], [testAddress(71), USDC, 990_000n], [TREASURY, USDC, 10_000n]), "to payTo"],
+      ["paid payTo less than amount - fee_amount", changes([PAYER, USDC, -1_000_000n], [PAY_TO, USDC, 980_000n], [TREASURY, USDC, 20_000n]), "to payTo"],
+      ["paid payTo the whole amount although the receipt deducts a fee", changes([PAYER, USDC, -1_000_000n], [PAY_TO, USDC, 1_000_000n]), "to payTo"],
+      ["moved nothing", [], "from payer"],
+    ];
+    for (const [name, tokenBalanceChanges, side] of refused) {
+      test(`MODE_TRANSFER_MISMATCH when the transaction ${name}`, async () => {
+        const result = await withTransfer({ slot: 10n, err: null, tokenBalanceChanges });
+        expect(reasonOf(result)).toBe("MODE_TRANSFER_MISMATCH");
+        expect(result.ok ? "" : result.message).toContain(side);
+      });
+    }
+
+    test("a receipt without fee is paid in full to payTo", async () => {
+      await seedReceipt("atomic", { feeAmount: 0n });
+      ledger.putTransaction(TX_SIGNATURE, { slot: 10n, err: null, tokenBalanceChanges: changes([PAYER, USDC, -1_000_000n], [PAY_TO, USDC, 1_000_000n]) });
+      expect((await verifyModePayment(modeRequest(await claimed()), deps())).ok).toBe(true);
+    });
+
+    test("MODE_RECEIPT_MISMATCH for a receipt whose fee_amount exceeds its amount", async () => {
+      await seedReceipt("atomic", { feeAmount: 1_000_001n });
+      expect(reasonOf(await verifyModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+    });
   });
 });
 

@@ -3,38 +3,23 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signAsync } from "@noble/ed25519";
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
-import {
-  type Address,
-  type KeyPairSigner,
-  type Signature,
-  appendTransactionMessageInstructions,
-  blockhash,
-  createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
-  getBase58Encoder,
-  getTransactionEncoder,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from "@solana/kit";
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from "@solana-program/token";
+import { type Address, type KeyPairSigner, createKeyPairSignerFromPrivateKeyBytes } from "@solana/kit";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
-import { findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
-import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { type Service, buildService } from "../../src/service.ts";
-import { AGENT_MINT, PROGRAM_ID, delegation, receipt } from "../modes/support/mode-fixtures.ts";
+import { AGENT_MINT, PROGRAM_ID, delegation } from "../modes/support/mode-fixtures.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
 import { encodeDelegation } from "../../src/domain/modes/delegation.ts";
 import { findAgentPda, findDelegationPda } from "../../src/domain/modes/mode-pdas.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
 import { getU64Encoder } from "@solana/kit";
 import { fundedPayment } from "../settlement/support/payments.ts";
+import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "../modes/support/receipt-payments.ts";
 
 const USDC = DEVNET_USDC_MINT as Address;
 const dataDir = mkdtempSync(join(tmpdir(), "modes-http-"));
@@ -77,8 +62,8 @@ function randomPaymentId(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function body(payTo: Address, amount: bigint, extensions: Record<string, unknown>) {
-  const requirements = { scheme: "exact", network: SOLANA_DEVNET, asset: USDC, amount: amount.toString(), payTo };
+function body(payTo: Address, amount: bigint, extensions: Record<string, unknown>, resource?: string) {
+  const requirements = { scheme: "exact", network: SOLANA_DEVNET, asset: USDC, amount: amount.toString(), payTo, ...(resource ? { resource } : {}) };
   return { paymentPayload: { x402Version: 2, accepted: requirements, payload: {}, extensions }, paymentRequirements: requirements };
 }
 
@@ -161,38 +146,11 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     expect(await balance(attacker)).toBe(0n);
   });
 
-  test("atomic: a confirmed client transfer with its receipt is recorded once, nothing is submitted, and a standard payment squatting its paymentId does not block it", async () => {
-    const payer = await newKey();
-    const payTo = (await newKey()).signer.address;
-    await ledger.airdrop(payer.signer.address, 1_000_000_000n);
-    await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 5_000_000n });
-    await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
-    const latest = await ledger.getLatestBlockhash();
-    const transfer = getTransferCheckedInstruction({
-      source: await ata(payer.signer.address),
-      mint: USDC,
-      destination: await ata(payTo),
-      authority: payer.signer,
-      amount: 1_000_000n,
-      decimals: 6,
-    });
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(payer.signer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(latest.blockhash), lastValidBlockHeight: latest.lastValidBlockHeight }, m),
-      (m) => appendTransactionMessageInstructions([transfer], m),
-    );
-    const txSignature: Signature = await ledger.sendTransaction(new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message))));
-    const paymentIdHex = randomPaymentId();
-    const paymentIdBytes = Uint8Array.from(paymentIdHex.match(/../g) ?? [], (h) => parseInt(h, 16));
-    const [receiptPda] = await findReceiptPda(PROGRAM_ID, paymentIdBytes);
-    ledger.setAccount(receiptPda, {
-      lamports: 10_000_000n,
-      owner: PROGRAM_ID,
-      data: encodePaymentReceipt(
-        receipt({ paymentId: paymentIdBytes, payer: payer.signer.address, payee: payTo, amount: 1_000_000n, txSignature: new Uint8Array(getBase58Encoder().encode(txSignature)) }),
-      ),
-    });
+  test("atomic: the payer's confirmed two-transfer payment with its receipt and claim proof is recorded once, nothing is submitted, and a standard payment squatting its paymentId does not block it", async () => {
+    const [payer, payTo, treasury] = await Promise.all([newWallet(), newWallet(), newWallet()]);
+    await fundReceiptParties(ledger, payer.address, [payTo.address, treasury.address], 5_000_000n);
+    const paid = await payWithReceipt(ledger, { payer, payTo: payTo.address, treasury: treasury.address, amount: 1_000_000n, feeAmount: 10_000n });
+    const paymentIdHex = paid.paymentIdHex;
     // An attacker who read the paymentId from the public receipt settles a payment of their own
     // under it first: that must not block the real payment from being recorded.
     const squatter = await fundedPayment(ledger, feePayer, { amount: 1n });
@@ -200,15 +158,19 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     expect(await call("/settle", squatBody)).toMatchObject({ success: true });
 
     const feePayerLamports = ledger.getBalance(feePayer);
-    const request = body(payTo, 1_000_000n, { mode: "atomic", paymentId: paymentIdHex, txSignature, receiptPda });
+    const proof = await claimProof(payer.secret, paymentIdHex, "/a2a", Math.floor(Date.now() / 1000));
+    const extensions = { mode: "atomic", paymentId: paymentIdHex, txSignature: paid.txSignature, receiptPda: paid.receiptPda };
+    const request = body(payTo.address, 1_000_000n, { ...extensions, ...proof }, "https://agent.example/a2a");
 
+    expect(await call("/verify", request)).toMatchObject({ isValid: true, payer: payer.address });
     const settled = await call("/settle", request);
-    expect(settled).toMatchObject({ success: true, transaction: txSignature, extensions: { mode: "atomic" } });
+    expect(settled).toMatchObject({ success: true, transaction: paid.txSignature, payer: payer.address, extensions: { mode: "atomic" } });
     const record = await service.store.settlements.get(modeSettlementKey("atomic", paymentIdHex));
-    expect(record).toMatchObject({ state: "settled", signature: txSignature, mode: "atomic", paymentId: null });
-    expect(await call("/settle", request)).toMatchObject({ success: true, transaction: txSignature, extensions: { replayed: true } });
+    expect(record).toMatchObject({ state: "settled", signature: paid.txSignature, mode: "atomic", paymentId: null, payer: payer.address });
+    expect(await call("/settle", request)).toMatchObject({ success: true, transaction: paid.txSignature, extensions: { replayed: true } });
     // Recording costs the fee payer nothing: no transaction of ours was sent.
     expect(ledger.getBalance(feePayer)).toBe(feePayerLamports);
-    expect(await balance(payTo)).toBe(1_000_000n);
+    expect(await balance(payTo.address)).toBe(990_000n);
+    expect(await balance(treasury.address)).toBe(10_000n);
   });
 });

@@ -18,7 +18,7 @@ export async function verifyAnyPayment(request: PaymentRequest, deps: VerifyAnyD
   if (settlementModeOf(request.paymentPayload) === undefined) return verifyPayment(request, deps);
   // Checked first: once paid, a delegated payment's allowance and proof window no longer hold,
   // and the truthful answer is that it was settled.
-  const key = modeKeyOf(request);
+  const key = modeRecordKeyOf(request);
   if (key && deps.settledLookup && (await deps.settledLookup(key, null))) {
     return { ok: false, reason: "ALREADY_SETTLED", message: "this paymentId was already settled" };
   }
@@ -41,8 +41,24 @@ export async function verifyModeRequest(request: PaymentRequest, deps: VerifyAny
 }
 
 /** The key a mode request would be recorded under, without touching the ledger; null if malformed. */
-export function modeKeyOf(request: PaymentRequest): string | null {
+export function modeRecordKeyOf(request: PaymentRequest): string | null {
   if (settlementModeOf(request.paymentPayload) === undefined) return null;
   const parsed = parseModeExtensions(request.paymentPayload.extensions);
   return "reason" in parsed ? null : modeSettlementKey(parsed.mode, parsed.paymentIdHex);
+}
+
+/**
+ * The key under which /settle may answer a mode request from a settled record WITHOUT
+ * verifying it again (the settlement service's `replayKeyOf`); null when it must be verified.
+ *
+ * Delegated: its record key, because once paid the proof window and the allowance no longer hold.
+ * Atomic and attestation: always null. SECURITY: their paymentId and txSignature are public on
+ * chain, so answering from the record before verification would hand the payer's success to
+ * anyone who copies them. They are verified again, claim proof included (the payer can sign a
+ * fresh one at any time), and a verified repeat is then answered from the record as a replay.
+ */
+export function modeKeyOf(request: PaymentRequest): string | null {
+  const mode = settlementModeOf(request.paymentPayload);
+  if (mode === "atomic" || mode === "attestation") return null;
+  return modeRecordKeyOf(request);
 }

@@ -1,5 +1,6 @@
 import { isAddress, type Address } from "@solana/kit";
 import { parseModeExtensions } from "../../domain/modes/mode-extensions.ts";
+import { expectedResourceOf } from "../../domain/modes/receipt-resource.ts";
 import { createAtaDeriver, type AtaDeriver } from "../../domain/payment/associated-token-account.ts";
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import { reject } from "../../domain/verification/rejection.ts";
@@ -44,7 +45,11 @@ export async function verifyModePayment(request: PaymentRequest, deps: VerifyMod
   if (extensions.mode !== "delegated") {
     const txSignature = extensions.txSignature;
     if (txSignature === undefined) return modeRejected(reject("MODE_INVALID", "extensions.txSignature is required"));
-    return verifyReceiptMode({ ...extensions, mode: extensions.mode, txSignature }, requirements, deps);
+    return verifyReceiptMode(
+      { ...extensions, mode: extensions.mode, txSignature },
+      { requirements, resource: expectedResourceOf(request) },
+      { ledger: deps.ledger, programId: deps.programId, clock: deps.clock },
+    );
   }
   const feePayers = typeof deps.feePayers === "function" ? deps.feePayers() : deps.feePayers;
   return verifyDelegatedMode(extensions, { payTo, asset, amount: requirements.amount }, {

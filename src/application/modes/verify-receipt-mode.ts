@@ -2,13 +2,25 @@ import type { Address, Signature } from "@solana/kit";
 import { findReceiptPda } from "../../domain/modes/mode-pdas.ts";
 import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
 import { TX_NOT_CONFIRMED } from "../../domain/modes/mode-reasons.ts";
+import { checkReceiptClaimWindow, verifyReceiptClaimSignature } from "../../domain/modes/receipt-claim-proof.ts";
 import { checkReceiptAccount, checkReceiptAddress } from "../../domain/modes/receipt-check.ts";
+import { checkReceiptTransfer } from "../../domain/modes/receipt-transfer-check.ts";
 import type { PaymentRequirements } from "../../domain/payment/payment-request.ts";
 import { reject, type Rejection } from "../../domain/verification/rejection.ts";
+import type { Clock } from "../ports/clock.ts";
 import type { Ledger, SignatureStatus } from "../ports/ledger.ts";
 import { modeRejected, type ModeVerificationResult } from "./mode-result.ts";
 
-export type ReceiptModeDeps = Readonly<{ ledger: Ledger; programId: Address }>;
+export type ReceiptModeDeps = Readonly<{ ledger: Ledger; programId: Address; clock: Clock }>;
+
+/** What the request says the receipt must pay for, beyond the requirements' amount, asset and payTo. */
+export type ReceiptTerms = Readonly<{
+  requirements: PaymentRequirements;
+  /** `expectedResourceOf(request)`; null: no resource to compare. */
+  resource: string | null;
+}>;
+
+type ReceiptModeExtensions = ModeExtensions & Readonly<{ mode: "atomic" | "attestation"; txSignature: Signature }>;
 
 /** The transfer must have landed, without error, at `confirmed` or better. */
 function checkTransactionStatus(signature: Signature, status: SignatureStatus | null | undefined): Rejection | null {
@@ -19,17 +31,32 @@ function checkTransactionStatus(signature: Signature, status: SignatureStatus | 
 }
 
 /**
- * Atomic and attestation modes: the payment already happened on chain. Nothing is signed or
- * sent; the transfer's status and the program's PaymentReceipt are checked against the request.
+ * The claim proof's presence and time window: no ledger read before these pass, so a request
+ * without a fresh proof costs nothing but parsing.
  */
-export async function verifyReceiptMode(
-  extensions: ModeExtensions & Readonly<{ mode: "atomic" | "attestation"; txSignature: Signature }>,
-  requirements: PaymentRequirements,
-  deps: ReceiptModeDeps,
-): Promise<ModeVerificationResult> {
+function checkClaimPresented(extensions: ReceiptModeExtensions, nowMs: number): Rejection | null {
+  if (extensions.signature === undefined || extensions.timestamp === undefined) {
+    return reject(
+      "MODE_PROOF_INVALID",
+      `${extensions.mode} payments need the payer's receipt-claim proof: extensions.signature and extensions.timestamp (see docs/settlement-modes.md)`,
+    );
+  }
+  return checkReceiptClaimWindow(extensions.timestamp, nowMs);
+}
+
+/**
+ * Atomic and attestation modes: the payment already happened on chain. Nothing is signed or
+ * sent; the transfer's status, the program's PaymentReceipt and the transaction's token
+ * movements are checked against the request, and the presenter must prove it is the payer.
+ *
+ * SECURITY: a receipt is public. Without the claim proof, whoever presented someone else's
+ * receipt first would be told the payment is valid (and have it recorded as theirs).
+ */
+export async function verifyReceiptMode(extensions: ReceiptModeExtensions, terms: ReceiptTerms, deps: ReceiptModeDeps): Promise<ModeVerificationResult> {
+  const { requirements } = terms;
   const [receiptPda] = await findReceiptPda(deps.programId, extensions.paymentId);
-  const addressProblem = checkReceiptAddress(extensions.receiptPda, receiptPda);
-  if (addressProblem) return modeRejected(addressProblem, extensions.payer);
+  const early = checkReceiptAddress(extensions.receiptPda, receiptPda) ?? checkClaimPresented(extensions, deps.clock.now());
+  if (early) return modeRejected(early, extensions.payer);
 
   const [statuses, account] = await Promise.all([
     deps.ledger.getSignatureStatuses([extensions.txSignature]),
@@ -50,15 +77,34 @@ export async function verifyReceiptMode(
     asset: requirements.asset,
     payTo: requirements.payTo,
     ...(extensions.payer ? { payer: extensions.payer } : {}),
+    ...(terms.resource !== null ? { resource: terms.resource } : {}),
+    ...(requirements.extra["agentMint"] !== undefined ? { agentMint: requirements.extra["agentMint"] } : {}),
   });
   if (!verdict.ok) return modeRejected(verdict.rejection, extensions.payer);
+  const receipt = verdict.receipt;
+
+  // checkClaimPresented made sure both are there.
+  const claim = { paymentIdHex: extensions.paymentIdHex, resource: receipt.resource, timestamp: extensions.timestamp ?? 0 };
+  const claimProblem = await verifyReceiptClaimSignature(claim, extensions.signature ?? new Uint8Array(0), receipt.payer);
+  if (claimProblem) return modeRejected(claimProblem, extensions.payer);
+
+  // Read only for a proven payer: an anonymous request never makes us fetch a transaction.
+  const transferProblem = checkReceiptTransfer(await deps.ledger.getTransactionEffects(extensions.txSignature), {
+    txSignature: extensions.txSignature,
+    payer: receipt.payer,
+    payTo: requirements.payTo,
+    asset: requirements.asset,
+    amount: requirements.amount,
+    feeAmount: receipt.feeAmount,
+  });
+  if (transferProblem) return modeRejected(transferProblem, receipt.payer);
 
   return Object.freeze({
     ok: true,
     mode: extensions.mode,
     paymentId: extensions.paymentIdHex,
-    payer: verdict.receipt.payer,
-    amount: verdict.receipt.amount,
+    payer: receipt.payer,
+    amount: receipt.amount,
     txSignature: extensions.txSignature,
     receiptPda,
   });

@@ -18,9 +18,9 @@ export type ModeExtensions = Readonly<{
   receiptPda?: Address;
   delegationPda?: Address;
   delegate?: Address;
-  /** The 64 bytes of the base64 `extensions.signature` (server-side delegated proof). */
+  /** The 64 bytes of the base64 `extensions.signature`: the delegated proof, or the receipt claim (atomic, attestation). */
   signature?: Uint8Array;
-  /** Unix seconds of the delegated proof. */
+  /** Unix seconds of that proof. */
   timestamp?: number;
   txSignature?: Signature;
   payer?: Address;
@@ -118,12 +118,13 @@ function paymentIdField(extensions: PaymentExtensions): Field<string> {
 
 /** Per-mode presence rules, after every field parsed on its own. */
 function checkModeFields(parsed: ModeExtensions): Rejection | null {
+  const proofParts = [parsed.signature, parsed.timestamp].filter((part) => part !== undefined).length;
+  if (proofParts === 1) return invalid("extensions.signature and extensions.timestamp go together (signed proof)");
+  // A missing proof is MODE_PROOF_INVALID or DELEGATION_PROOF_INVALID, decided by the mode's
+  // checks, not a malformed request.
   if (parsed.mode === "atomic" || parsed.mode === "attestation") {
     return parsed.txSignature ? null : invalid(`extensions.txSignature is required in ${parsed.mode} mode`);
   }
-  const proofParts = [parsed.signature, parsed.timestamp].filter((part) => part !== undefined).length;
-  if (proofParts === 1) return invalid("extensions.signature and extensions.timestamp go together (delegated proof)");
-  // A missing proof is DELEGATION_PROOF_INVALID, decided by the delegated checks, not a malformed request.
   if (!parsed.payer && !parsed.delegationPda) {
     return invalid("delegated mode needs extensions.payer (server-side) or extensions.delegationPda (client-side)");
   }

@@ -4,6 +4,7 @@ import { bytesEqual } from "./bytes.ts";
 import type { OwnedAccount } from "./owned-account.ts";
 import { RECEIPT_MISMATCH } from "./mode-reasons.ts";
 import { decodePaymentReceipt, type PaymentReceipt } from "./payment-receipt.ts";
+import { receiptResourceMatches } from "./receipt-resource.ts";
 
 const base58 = getBase58Encoder();
 
@@ -18,6 +19,13 @@ export type ReceiptExpectation = Readonly<{
   payTo: string;
   /** `extensions.payer`, when the client named one. */
   payer?: Address;
+  /**
+   * The resource paid for (`expectedResourceOf`): the receipt's `resource` must name it (see
+   * `receiptResourceMatches`). Absent when the request names no resource: then not compared.
+   */
+  resource?: string;
+  /** `paymentRequirements.extra.agentMint`, when given: the receipt's `nft_mint` must equal it. */
+  agentMint?: unknown;
 }>;
 
 export type ReceiptVerdict = Readonly<{ ok: true; receipt: PaymentReceipt }> | Readonly<{ ok: false; rejection: Rejection }>;
@@ -58,6 +66,20 @@ function checkReceiptFields(receipt: PaymentReceipt, expected: ReceiptExpectatio
   if (receipt.payee !== expected.payTo) return reject("RECIPIENT_MISMATCH", `receipt payee is ${receipt.payee}, expected ${expected.payTo}`);
   if (expected.payer !== undefined && receipt.payer !== expected.payer) {
     return reject(RECEIPT_MISMATCH, `receipt payer is ${receipt.payer}, not extensions.payer ${expected.payer}`);
+  }
+  return checkReceiptTarget(receipt, expected);
+}
+
+/**
+ * SECURITY: a receipt pays for one resource of one agent. Without these checks a payment for a
+ * cheap resource (or another agent's) with the same amount and payee could be presented here.
+ */
+function checkReceiptTarget(receipt: PaymentReceipt, expected: ReceiptExpectation): Rejection | null {
+  if (expected.resource !== undefined && !receiptResourceMatches(receipt.resource, expected.resource)) {
+    return reject(RECEIPT_MISMATCH, `receipt resource ${JSON.stringify(receipt.resource)} does not name the resource paid for, ${JSON.stringify(expected.resource)}`);
+  }
+  if (expected.agentMint !== undefined && expected.agentMint !== null && receipt.nftMint !== expected.agentMint) {
+    return reject(RECEIPT_MISMATCH, `receipt nft_mint is ${receipt.nftMint}, not extra.agentMint ${String(expected.agentMint)}`);
   }
   return null;
 }

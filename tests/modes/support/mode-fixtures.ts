@@ -3,6 +3,7 @@ import { getAddressDecoder, getBase58Decoder, type Address, type Signature } fro
 import { delegatedProofMessage, type DelegatedProofFields } from "../../../src/domain/modes/delegated-proof.ts";
 import type { Delegation } from "../../../src/domain/modes/delegation.ts";
 import type { PaymentReceipt } from "../../../src/domain/modes/payment-receipt.ts";
+import { receiptClaimMessage, type ReceiptClaimFields } from "../../../src/domain/modes/receipt-claim-proof.ts";
 import { DEVNET_USDC_MINT } from "../../../src/domain/networks.ts";
 import type { PaymentRequest, PaymentRequirements } from "../../../src/domain/payment/payment-request.ts";
 
@@ -30,7 +31,14 @@ export const PAYMENT_ID_HEX = hex(PAYMENT_ID);
 export const TX_SIGNATURE_BYTES = Uint8Array.from({ length: 64 }, (_, i) => 200 - i);
 export const TX_SIGNATURE = getBase58Decoder().decode(TX_SIGNATURE_BYTES) as Signature;
 
-export const PAYER = testAddress(11);
+/**
+ * The fixture receipt's payer is a real ed25519 key, because an atomic or attestation payment
+ * must carry a receipt-claim proof signed by that key. Fixed secret, so the address is stable.
+ */
+export const PAYER_SECRET = Uint8Array.from({ length: 32 }, (_, i) => 0x20 + i);
+export const PAYER: Address = getAddressDecoder().decode(await getPublicKeyAsync(PAYER_SECRET));
+/** Where the x84 protocol fee of a receipt payment goes. */
+export const TREASURY = testAddress(14);
 export const PAY_TO = testAddress(12);
 export const AGENT_MINT = testAddress(13);
 
@@ -49,6 +57,15 @@ export function proofFields(payer: Address, overrides: Partial<DelegatedProofFie
 /** The 64-byte ed25519 signature by `secret` over the canonical delegated proof message. */
 export function signDelegatedProof(secret: Uint8Array, fields: DelegatedProofFields): Promise<Uint8Array> {
   return signAsync(delegatedProofMessage(fields), secret);
+}
+
+/** The receipt-claim proof by `secret` over (paymentId, resource, timestamp), as `extensions` carries it. */
+export async function receiptClaimExtensions(
+  secret: Uint8Array,
+  fields: Partial<ReceiptClaimFields> = {},
+): Promise<{ signature: string; timestamp: number }> {
+  const claim: ReceiptClaimFields = { paymentIdHex: PAYMENT_ID_HEX, resource: "https://api.example.com/weather", timestamp: NOW_S, ...fields };
+  return { signature: base64(await signAsync(receiptClaimMessage(claim), secret)), timestamp: claim.timestamp };
 }
 
 export function base64(bytes: Uint8Array): string {
