@@ -7,7 +7,7 @@ import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-wind
 import { postgresGate, createTestDatabase, type TestDatabase } from "../settlement/support/postgres-gate.ts";
 import { TEST_REDIS_URL, redisGate } from "./redis-gate.ts";
 
-type Backend = Readonly<{ counters: WindowCounters; second?: WindowCounters; close(): Promise<void> }>;
+type Backend = Readonly<{ counters: WindowCounters; second?: WindowCounters; other?: WindowCounters; close(): Promise<void> }>;
 
 /** The same contract for every backend of the fee budget's shared counters. */
 function describeWindowCountersContract(name: string, open: () => Promise<Backend>): void {
@@ -27,6 +27,16 @@ function describeWindowCountersContract(name: string, open: () => Promise<Backen
       expect(await backend.counters.add(7, [b, a], 2_500n)).toEqual([7_500n, 7_500n]);
       await backend.counters.subtract(7, [a, b], 2_500n);
       expect(await backend.counters.add(7, [a], 0n)).toEqual([5_000n]);
+    });
+
+    test("a namespace's old windows are pruned without touching another namespace's", async () => {
+      const a = scope();
+      await backend.counters.add(3, [a], 5n);
+      if (backend.other) {
+        // A per-minute counter's window numbers are far larger than an hourly one's.
+        await backend.other.add(29_000_000, [a], 1n);
+        expect(await backend.counters.add(3, [a], 0n)).toEqual([5n]);
+      }
     });
 
     test("windows are separate counters", async () => {
@@ -86,7 +96,7 @@ function describeWindowCountersContract(name: string, open: () => Promise<Backen
 
 describeWindowCountersContract("PGlite (real, in memory)", async () => {
   const store = await openStore({ inMemory: true });
-  return { counters: createSqlWindowCounters(store.executor), close: () => store.close() };
+  return { counters: createSqlWindowCounters(store.executor), other: createSqlWindowCounters(store.executor, "rate-limit"), close: () => store.close() };
 });
 
 const pg = await postgresGate("tests/counters");
@@ -101,6 +111,7 @@ if (pg.failInCi) {
     return {
       counters: createSqlWindowCounters(stores[0]!.executor),
       second: createSqlWindowCounters(stores[1]!.executor),
+      other: createSqlWindowCounters(stores[1]!.executor, "rate-limit"),
       close: async () => {
         for (const store of stores) await store.close();
         await database.drop();
