@@ -48,6 +48,15 @@ export const AppConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
   /** /health is degraded while a fee payer holds fewer lamports than this. */
   FEE_PAYER_MIN_BALANCE_LAMPORTS: Type.Integer({ minimum: 0, default: 50_000_000 }),
+  /** Override the on-chain ProtocolConfig's collection and fee treasury in register_agent. */
+  REGISTRY_COLLECTION: Type.Optional(Type.String({ ...Base58Address })),
+  REGISTRY_FEE_TREASURY: Type.Optional(Type.String({ ...Base58Address })),
+  /** POST /agents/register calls per client address per minute (each is a config-authority signature). */
+  REGISTER_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
+  /** Take the client address from X-Forwarded-For's last hop: only behind a proxy that sets it. */
+  RATE_LIMIT_TRUST_FORWARDED_FOR: Type.Boolean({ default: false }),
+  /** Embedded ledger only: program binaries to load, `<programId>=<path.so>,...`. */
+  LEDGER_PROGRAMS: Type.Optional(Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}=[^,]+(,[1-9A-HJ-NP-Za-km-z]{32,44}=[^,]+)*$" })),
 });
 
 export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;
