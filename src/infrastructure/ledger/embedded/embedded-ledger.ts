@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { address, lamports as toLamports, type Address, type KeyPairSigner, type Signature } from "@solana/kit";
 import { getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { Clock as SysvarClock, LiteSVM } from "litesvm";
@@ -80,7 +81,12 @@ export type EmbeddedLedgerOptions = Readonly<{
   seed?: Uint8Array;
   /** Signatures kept for getSignatureStatuses/getTransaction (oldest dropped first). */
   historyCapacity?: number;
+  /** Program binaries to deploy at boot (LEDGER_PROGRAMS), e.g. the x84 registry and Metaplex Core. */
+  programs?: readonly LedgerProgram[];
 }>;
+
+/** A program binary (an sBPF ELF `.so`, as `solana program dump` writes it) and its address. */
+export type LedgerProgram = Readonly<{ programId: Address; path: string }>;
 
 /** The refusal as the port's error; its code comes from the refusal's error object, as over JSON-RPC. */
 function rejection(refusal: Refusal): LedgerError {
@@ -94,11 +100,33 @@ function bootLiteSvm(): LiteSVM {
   return new LiteSVM().withBlockhashCheck(false).withSigverify(true);
 }
 
+/**
+ * Deploys a program binary. Only an ELF file reaches litesvm: a wrong path or a file that is not a
+ * program stops the boot with the setting's name instead of reaching native code.
+ */
+function loadProgram(svm: LiteSVM, program: LedgerProgram): void {
+  let head: Uint8Array;
+  try {
+    head = new Uint8Array(readFileSync(program.path).subarray(0, 4));
+  } catch {
+    throw new Error(`LEDGER_PROGRAMS: the binary for ${program.programId} cannot be read`);
+  }
+  if (head.length < 4 || head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46) {
+    throw new Error(`LEDGER_PROGRAMS: the file for ${program.programId} is not an ELF program binary`);
+  }
+  try {
+    svm.addProgramFromFile(program.programId, program.path);
+  } catch (error) {
+    throw new Error(`LEDGER_PROGRAMS: ${program.programId} could not be loaded (${error instanceof Error ? error.message : "invalid program"})`);
+  }
+}
+
 export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const seed = options.seed ?? crypto.getRandomValues(new Uint8Array(32));
   const svm = bootLiteSvm();
+  for (const program of options.programs ?? []) loadProgram(svm, program);
   const slots = createSlotClock({ clock, seed, firstSlot: svm.getClock().slot });
   const rentEpochs = new Map<Address, bigint>();
   let syncedSlot = -1n;
