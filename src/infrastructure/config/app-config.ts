@@ -57,6 +57,10 @@ export const AppConfigSchema = Type.Object({
   RATE_LIMIT_TRUST_FORWARDED_FOR: Type.Boolean({ default: false }),
   /** Embedded ledger only: program binaries to load, `<programId>=<path.so>,...`. */
   LEDGER_PROGRAMS: Type.Optional(Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}=[^,]+(,[1-9A-HJ-NP-Za-km-z]{32,44}=[^,]+)*$" })),
+  /** Gateway that `ipfs://<cid>/path` metadata URIs are fetched through: https on port 443, no credentials. */
+  IPFS_GATEWAY_URL: Type.String({ pattern: "^https://[^/?#@:]+(/[^?#]*)?$", default: "https://ipfs.io/ipfs/" }),
+  /** One deadline for a whole metadata fetch: DNS, connect, TLS, redirects and body. */
+  METADATA_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
 });
 
 export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;
