@@ -5,8 +5,10 @@ const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
   404: "Not Found",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   501: "Not Implemented",
+  502: "Bad Gateway",
   503: "Service Unavailable",
 });
 

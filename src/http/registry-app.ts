@@ -6,11 +6,15 @@ import { type Metrics, createMetrics } from "./metrics.ts";
 import { observability } from "./observability.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { type RegistryRoutesDeps, registryRoutes } from "./registry/registry-routes.ts";
+import { type RegisterRoutesDeps, registerRoutes } from "./registry/register-routes.ts";
 
-export type RegistryAppDeps = RegistryRoutesDeps & Readonly<{ logger: Logger; health: HealthProbes; version: string; metrics?: Metrics }>;
+export type RegistryAppDeps = RegistryRoutesDeps & Partial<RegisterRoutesDeps> & Readonly<{ logger: Logger; health: HealthProbes; version: string; metrics?: Metrics }>;
 
-/** The registry interface: agent reads, categories and /health. */
+const unlimited = Object.freeze({ allow: async () => true });
+
+/** The registry interface: agent reads, categories, registration and /health. */
 export function createRegistryApp(deps: RegistryAppDeps) {
   return new Elysia().use(errorLayer(deps.logger))
-    .use(observability(deps.logger, deps.metrics ?? createMetrics(), "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps));
+    .use(observability(deps.logger, deps.metrics ?? createMetrics(), "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
+    .use(registerRoutes({ registration: deps.registration ?? null, rateLimit: deps.rateLimit ?? unlimited, trustForwardedFor: deps.trustForwardedFor ?? false }));
 }

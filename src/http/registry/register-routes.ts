@@ -1,0 +1,93 @@
+import type { Address } from "@solana/kit";
+import { Elysia } from "elysia";
+import type { RateLimiter } from "../../application/rate-limit.ts";
+import { type RegisterAgentDeps, registerAgent } from "../../application/registry/register-agent.ts";
+import { ProtocolConfigUnavailableError } from "../../application/registry/protocol-config-source.ts";
+import { LedgerError } from "../../application/ports/ledger.ts";
+import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
+import { HttpError } from "../http-error.ts";
+import { RegisterAgentBody, type RegisterAgentView } from "./register-models.ts";
+
+export type RegisterRoutesDeps = Readonly<{
+  registration: RegisterAgentDeps | null;
+  rateLimit: RateLimiter;
+  /** Take the client address from X-Forwarded-For's last hop (set only behind a trusted proxy). */
+  trustForwardedFor: boolean;
+}>;
+
+type RequestIp = (request: Request) => Readonly<{ address: string }> | null;
+
+/** POST /agents/register: 201 with the x84 SDK's RegisterAgentResponse. */
+export function registerRoutes(deps: RegisterRoutesDeps) {
+  return new Elysia({ name: "registry-register" }).post(
+    "/agents/register",
+    async ({ body, request, server, set }): Promise<RegisterAgentView> => {
+      if (!deps.registration) throw new HttpError(503, "registration is not configured on this service (no config authority key)");
+      const tags = checkTags(body.tags ?? [], deps.registration);
+      checkMetadataUri(body.metadataUri);
+      // SECURITY: each accepted call costs a config-authority signature (KMS/HSM) and a fetch.
+      const client = clientAddress(request, server?.requestIP as RequestIp | undefined, deps.trustForwardedFor);
+      if (!(await deps.rateLimit.allow(client))) throw new HttpError(429, "too many registrations from this address; retry in a minute");
+      const result = await unavailableOn503(
+        registerAgent(
+          {
+            name: body.name,
+            ownerAddress: body.ownerAddress as Address,
+            metadataUri: body.metadataUri,
+            tags,
+            ...(body.feedbackAuthority ? { feedbackAuthority: body.feedbackAuthority as Address } : {}),
+          },
+          deps.registration,
+        ),
+      );
+      if (!result.ok) throw new HttpError(result.status, result.message);
+      set.status = 201;
+      return result.response;
+    },
+    { body: RegisterAgentBody },
+  );
+}
+
+/** A known category (any case, sent as its canonical name's hash) or a free tag of at most 32 characters. */
+function checkTags(tags: readonly string[], registration: RegisterAgentDeps): readonly string[] {
+  const problems = tags.flatMap((tag, i) =>
+    registration.categories.nameOf(registration.categories.resolve(tag)) !== undefined || [...tag].length <= MAX_FREE_TAG_LENGTH
+      ? []
+      : [`tags.${i}: not a known category and longer than ${MAX_FREE_TAG_LENGTH} characters`],
+  );
+  if (problems.length > 0) throw new HttpError(400, problems);
+  return tags;
+}
+
+function checkMetadataUri(uri: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    throw new HttpError(400, "metadataUri: not a URI");
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "ipfs:") throw new HttpError(400, "metadataUri: must be an https: or ipfs: URI");
+}
+
+function clientAddress(request: Request, requestIp: RequestIp | undefined, trustForwardedFor: boolean): string {
+  if (trustForwardedFor) {
+    const hops = request.headers.get("x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter((hop) => hop !== "");
+    const last = hops?.at(-1);
+    if (last) return `ip:${last}`;
+  }
+  const direct = requestIp?.(request)?.address;
+  return direct ? `ip:${direct}` : "ip:unknown";
+}
+
+/** The ledger or the config being unreachable is the service's outage, not a bad request. */
+async function unavailableOn503<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof LedgerError || error instanceof ProtocolConfigUnavailableError) {
+      throw new HttpError(503, "the ledger is unavailable; registration cannot be built right now");
+    }
+    throw error;
+  }
+}
+
