@@ -108,6 +108,38 @@ describe("POST /settle with extensions.mode (whole service: embedded ledger, rea
     expect(await call("/verify", request)).toMatchObject({ isValid: false, invalidReason: "ALREADY_SETTLED" });
   });
 
+  test("SECURITY: delegated: a stranger who copies a settled payment's public terms gets no success from the record", async () => {
+    const payer = await newKey();
+    const stranger = await newKey();
+    const payTo = (await newKey()).signer.address;
+    await ledger.setTokenAccount(payer.signer.address, USDC, { amount: 10_000_000n, delegate: feePayer, delegatedAmount: 3_000_000n });
+    await ledger.setTokenAccount(payTo, USDC, { amount: 0n });
+    const extensions = await delegatedExtensions(payer.secret, payer.signer.address, payTo, 1_000_000n);
+    const settled = await call("/settle", body(payTo, 1_000_000n, extensions));
+    expect(settled).toMatchObject({ success: true });
+
+    // paymentId (in our transfer's memo), payer, payTo and amount are public; the proof is not.
+    const { signature: _proof, timestamp: _at, ...publicTerms } = extensions;
+    const withoutProof = await call("/settle", body(payTo, 1_000_000n, publicTerms));
+    expect(withoutProof).toMatchObject({ success: false, transaction: "" });
+    const fields = { paymentIdHex: String(extensions["paymentId"]), payer: payer.signer.address, payTo, asset: USDC, amount: 1_000_000n, timestamp: Math.floor(Date.now() / 1000) };
+    const forged = Buffer.from(await signAsync(delegatedProofMessage(fields), stranger.secret)).toString("base64");
+    const strangerProof = await call("/settle", body(payTo, 1_000_000n, { ...publicTerms, signature: forged, timestamp: fields.timestamp }));
+    expect(strangerProof).toMatchObject({ success: false, transaction: "" });
+    // A stranger paying under the same paymentId as themselves is not answered with the payer's record.
+    await ledger.setTokenAccount(stranger.signer.address, USDC, { amount: 10_000_000n, delegate: feePayer, delegatedAmount: 3_000_000n });
+    const own = await call("/settle", body(payTo, 1_000_000n, await delegatedExtensions(stranger.secret, stranger.signer.address, payTo, 1_000_000n)));
+    expect(own).toMatchObject({ success: true });
+    const squat: Record<string, unknown> = { ...(await delegatedExtensions(stranger.secret, stranger.signer.address, payTo, 1_000_000n)), paymentId: extensions["paymentId"] };
+    const fieldsForSquat = { ...fields, payer: stranger.signer.address, timestamp: Number(squat["timestamp"]) };
+    squat["signature"] = Buffer.from(await signAsync(delegatedProofMessage(fieldsForSquat), stranger.secret)).toString("base64");
+    expect(await call("/settle", body(payTo, 1_000_000n, squat))).toMatchObject({ success: false, transaction: "", errorReason: "ALREADY_SETTLED" });
+
+    // The payer's own retry, with its original proof, is still the idempotent replay.
+    expect(await call("/settle", body(payTo, 1_000_000n, extensions))).toMatchObject({ success: true, transaction: settled["transaction"], extensions: { replayed: true } });
+    expect(await balance(payTo)).toBe(2_000_000n);
+  });
+
   test("delegated (client-side Delegation): concurrent payments cannot spend past the Delegation's total, whatever the SPL allowance", async () => {
     const payer = await newKey();
     const operator = await newKey();

@@ -42,6 +42,8 @@ export function createSettlementService(
        * servers (the stock x402 middleware) that deliver on any `success: true`.
        */
       duplicates?: "replay" | "reject";
+      /** Whether a request found settled under `replayKeyOf` may be answered from that record. */
+      replayAuthorized?: (request: PaymentRequest, record: SettlementRecord) => Promise<boolean>;
     }>,
 ): SettlementService {
   const running = new Map<string, Readonly<{ paymentId: string | null; execution: Promise<SettleResponse> }>>();
@@ -105,7 +107,9 @@ export function createSettlementService(
     const record = await deps.store.get(key);
     if (!record || record.state !== "settled") return null;
     const { payTo, asset, amount } = request.paymentRequirements;
-    return termsConflict(record, { payTo, asset, amount }) ? null : settleResultOf(record, true);
+    if (termsConflict(record, { payTo, asset, amount })) return null;
+    if (deps.replayAuthorized && !(await deps.replayAuthorized(request, record))) return null;
+    return settleResultOf(record, true);
   }
 
   return Object.freeze({
@@ -132,6 +136,8 @@ function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCand
   if (previous.key !== candidate.key) return `${describePaymentId(candidate.paymentId)} was already used for another transaction`;
   if (previous.paymentId !== candidate.paymentId) return "this payment was already settled or is settling under another paymentId";
   if (termsConflict(previous, candidate)) return `${describePaymentId(candidate.paymentId)} was already used for a payment with other terms`;
+  // A mode payment's key is its paymentId alone: another payer's payment under it is not this one.
+  if (previous.payer !== candidate.payer) return `${describePaymentId(candidate.paymentId)} was already used by another payer`;
   return null;
 }
 
