@@ -1,0 +1,45 @@
+import { isAddress, type Address } from "@solana/kit";
+import type { AccessTokens } from "../ports/access-tokens.ts";
+import type { AgentIndex } from "../ports/agent-index.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { SignInStore } from "../ports/sign-in-store.ts";
+
+export type UserProfile = Readonly<{
+  address: string;
+  createdAt: string;
+  lastSignInAt: string;
+  /** nftMints of the agents this address owns, read from the ledger at request time. */
+  agents: readonly string[];
+}>;
+
+export type CurrentUserResult =
+  | Readonly<{ ok: true; profile: UserProfile }>
+  | Readonly<{ ok: false; reason: "UNAUTHENTICATED"; message: string }>
+  | Readonly<{ ok: false; reason: "AGENTS_UNAVAILABLE"; message: string }>;
+
+export type CurrentUserDeps = Readonly<{ tokens: AccessTokens; store: SignInStore; index: AgentIndex; logger: Logger }>;
+
+/** GET /users/me: the token's subject, its user record and the agents it owns. */
+export function createCurrentUser(deps: CurrentUserDeps): (bearerToken: string | null) => Promise<CurrentUserResult> {
+  const { tokens, store, index, logger } = deps;
+  return async (bearerToken) => {
+    if (bearerToken === null) return unauthenticated("missing bearer token: Authorization: Bearer <accessToken>");
+    const verified = await tokens.verify(bearerToken);
+    if (!verified || !isAddress(verified.subject)) return unauthenticated("access token is invalid or expired");
+    const user = await store.findUser(verified.subject);
+    // A valid token for a user the store no longer holds (a wiped database): sign in again.
+    if (!user) return unauthenticated("access token names no known user; sign in again");
+    let agents: readonly string[];
+    try {
+      agents = (await index.agentsOwnedBy(verified.subject as Address)).map((record) => record.identity.nftMint);
+    } catch (error) {
+      logger.warn("agents of a signed-in user could not be read", { error: error instanceof Error ? error.message : String(error) });
+      return { ok: false, reason: "AGENTS_UNAVAILABLE", message: "the registry index is not available; retry shortly" };
+    }
+    return { ok: true, profile: { ...user, agents } };
+  };
+}
+
+function unauthenticated(message: string): CurrentUserResult {
+  return { ok: false, reason: "UNAUTHENTICATED", message };
+}

@@ -1,0 +1,33 @@
+/**
+ * The SQL sign-in store (auth_nonces, users) against embedded PGlite and a real PostgreSQL server
+ * (two client pools standing for two replicas). PostgreSQL is skipped with a printed reason when
+ * unreachable, and required under CI=true.
+ */
+import { afterAll, beforeAll, describe, test } from "bun:test";
+import { openStore } from "../../src/infrastructure/store/index.ts";
+import { type TestDatabase, createTestDatabase, postgresGate } from "../settlement/support/postgres-gate.ts";
+import { describeSignInStoreContract } from "./sign-in-store-contract.ts";
+
+describeSignInStoreContract("PGlite (in memory)", { open: () => openStore({ inMemory: true }), replicas: false });
+
+const gate = await postgresGate("tests/auth");
+if (gate.failInCi !== null) {
+  const reason = gate.failInCi;
+  describe("SignInStore contract: PostgreSQL (real server)", () => {
+    test("PostgreSQL must be reachable in CI", () => {
+      throw new Error(reason);
+    });
+  });
+} else if (gate.run) {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  describeSignInStoreContract("PostgreSQL (real server, two client pools)", {
+    open: () => openStore({ databaseUrl: database.url, maxConnections: 8 }),
+    replicas: true,
+  });
+}
