@@ -17,6 +17,7 @@ const COMPLETE: Env = {
   SOLANA_RPC_URL: "https://rpc.example/secret-token",
   DATABASE_URL: "postgres://app:hunter2@db:5432/facilitator",
   FEE_PAYER_SIGNER: "aws-kms",
+  AUTH_JWT_PRIVATE_KEY_FILE: "/etc/registry/jwt-signing-key.json",
 };
 
 describe("productionProblems: NODE_ENV=production refuses the embedded defaults", () => {
@@ -26,12 +27,13 @@ describe("productionProblems: NODE_ENV=production refuses the embedded defaults"
     expect(problemsFor({ NODE_ENV: "test" })).toEqual([]);
   });
 
-  test("production with nothing set names all three settings, one problem each", () => {
+  test("production with nothing set names all four settings, one problem each", () => {
     const problems = problemsFor({ NODE_ENV: "production" });
-    expect(problems.length).toBe(3);
+    expect(problems.length).toBe(4);
     expect(problems[0]).toStartWith("SOLANA_RPC_URL:");
     expect(problems[1]).toStartWith("DATABASE_URL:");
     expect(problems[2]).toStartWith("FEE_PAYER_SIGNER or FEE_PAYER_SIGNERS_FILE:");
+    expect(problems[3]).toStartWith("AUTH_JWT_PRIVATE_KEY_FILE:");
   });
 
   test("a complete production configuration passes", () => {
@@ -58,7 +60,14 @@ describe("productionProblems: NODE_ENV=production refuses the embedded defaults"
     const { FEE_PAYER_SIGNER: _, ...rest } = COMPLETE;
     expect(problemsFor({ ...rest, ROLE: "registry" })).toEqual([]);
     expect(problemsFor({ ...rest, ROLE: "facilitator" }).map(name)).toEqual(["FEE_PAYER_SIGNER or FEE_PAYER_SIGNERS_FILE"]);
-    expect(problemsFor({ NODE_ENV: "production", ROLE: "registry" }).map(name)).toEqual(["SOLANA_RPC_URL", "DATABASE_URL"]);
+    expect(problemsFor({ NODE_ENV: "production", ROLE: "registry" }).map(name)).toEqual(["SOLANA_RPC_URL", "DATABASE_URL", "AUTH_JWT_PRIVATE_KEY_FILE"]);
+  });
+
+  test("a process serving the registry needs the token-signing key; a facilitator-only one does not", () => {
+    const { AUTH_JWT_PRIVATE_KEY_FILE: _, ...rest } = COMPLETE;
+    expect(problemsFor(rest).map(name)).toEqual(["AUTH_JWT_PRIVATE_KEY_FILE"]);
+    expect(problemsFor({ ...rest, ROLE: "registry" }).map(name)).toEqual(["AUTH_JWT_PRIVATE_KEY_FILE"]);
+    expect(problemsFor({ ...rest, ROLE: "facilitator" })).toEqual([]);
   });
 
   test("problems never carry a value", () => {
@@ -75,12 +84,12 @@ describe("bun src/main.ts with NODE_ENV=production and nothing else (real child 
     });
     expect(result.exitCode).toBe(1);
     const output = result.stdout.toString() + result.stderr.toString();
-    for (const setting of ["SOLANA_RPC_URL", "DATABASE_URL", "FEE_PAYER_SIGNER"]) expect(output).toContain(setting);
+    for (const setting of ["SOLANA_RPC_URL", "DATABASE_URL", "FEE_PAYER_SIGNER", "AUTH_JWT_PRIVATE_KEY_FILE"]) expect(output).toContain(setting);
     const lines = output.trim().split("\n");
     expect(lines.length).toBe(1);
     const line = JSON.parse(lines[0] ?? "") as { level: string; msg: string; errors: string[] };
     expect(line.level).toBe("error");
-    expect(line.errors.length).toBe(3);
+    expect(line.errors.length).toBe(4);
     expect(output).not.toContain("ready");
   });
 });

@@ -61,6 +61,20 @@ export const AppConfigSchema = Type.Object({
   IPFS_GATEWAY_URL: Type.String({ pattern: "^https://[^/?#@:]+(/[^?#]*)?$", default: "https://ipfs.io/ipfs/" }),
   /** One deadline for a whole metadata fetch: DNS, connect, TLS, redirects and body. */
   METADATA_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  /**
+   * Sign-In With Solana (docs/auth.md). The domain and URI written into every challenge come from
+   * here, never from a request's Host header, so a hostile Host cannot get a message for another site.
+   */
+  AUTH_DOMAIN: Type.String({ pattern: "^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$", default: "localhost:3000" }),
+  AUTH_URI: Type.String({ pattern: "^https?://[!-~]{1,500}$", default: "http://localhost:3000" }),
+  AUTH_CHALLENGE_TTL_SECONDS: Type.Integer({ minimum: 10, maximum: 3600, default: 300 }),
+  AUTH_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
+  /** Ed25519 private JWK or PKCS#8 PEM; unset -> a development key in DATA_DIR (refused in production). */
+  AUTH_JWT_PRIVATE_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** JWKS of extra Ed25519 public keys accepted for verification, selected by kid (key rotation). */
+  AUTH_JWT_VERIFY_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** POST /auth/challenge calls per client address per minute, across replicas (each stores a row). */
+  AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
 });
 
 export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;

@@ -9,7 +9,10 @@ type Env = Readonly<Record<string, string | undefined>>;
  * missing setting by name (never a value), empty when the process may start. A registry-only
  * process (ROLE=registry) signs nothing as fee payer, so it needs no fee-payer signer.
  */
-export function productionProblems(config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL">, env: Env): string[] {
+export function productionProblems(
+  config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL" | "AUTH_JWT_PRIVATE_KEY_FILE">,
+  env: Env,
+): string[] {
   if (config.NODE_ENV !== "production") return [];
   const problems: string[] = [];
   if (!config.SOLANA_RPC_URL) problems.push("SOLANA_RPC_URL: required when NODE_ENV=production (the embedded ledger is for development)");
@@ -17,6 +20,10 @@ export function productionProblems(config: Pick<AppConfig, "NODE_ENV" | "ROLE" |
   const servesFacilitator = config.ROLE !== "registry";
   if (servesFacilitator && !present(env["FEE_PAYER_SIGNER"]) && !present(env["FEE_PAYER_SIGNERS_FILE"])) {
     problems.push("FEE_PAYER_SIGNER or FEE_PAYER_SIGNERS_FILE: required when NODE_ENV=production (no development key)");
+  }
+  // A generated key would differ per replica and be lost with the container: tokens would fail at random.
+  if (config.ROLE !== "facilitator" && !present(config.AUTH_JWT_PRIVATE_KEY_FILE)) {
+    problems.push("AUTH_JWT_PRIVATE_KEY_FILE: required when NODE_ENV=production (no development token-signing key)");
   }
   return problems;
 }
