@@ -1,0 +1,81 @@
+import { Elysia, t } from "elysia";
+import { isAddress, type Address } from "@solana/kit";
+import type { SignIn, SignInResult } from "../../application/auth/sign-in.ts";
+import { HttpError } from "../http-error.ts";
+
+/** Same shape as the registration rate limit, so one shared-counter limiter serves both. */
+export type ChallengeRateLimit = Readonly<{ allow(key: string): Promise<boolean> }>;
+
+export type AuthRoutesDeps = Readonly<{
+  signIn: SignIn;
+  challengeRateLimit: ChallengeRateLimit;
+  /** Take the client address from X-Forwarded-For's last hop (RATE_LIMIT_TRUST_FORWARDED_FOR). */
+  trustForwardedFor: boolean;
+}>;
+
+export const ChallengeBody = t.Object({ address: t.String({ maxLength: 64, description: "wallet address (base58)" }) });
+export const TokenBody = t.Object({
+  address: t.String({ maxLength: 64, description: "wallet address (base58) that signed" }),
+  message: t.String({ maxLength: 2048, description: "the challenge's message, unchanged" }),
+  signature: t.String({ maxLength: 256, description: "ed25519 signature of the message's UTF-8 bytes, base58 or base64" }),
+});
+
+type RequestIp = (request: Request) => Readonly<{ address: string }> | null;
+
+/**
+ * Sign-In With Solana: POST /auth/challenge and POST /auth/token (docs/auth.md). Mount after
+ * `errorLayer(logger)`. Passing no deps mounts nothing (an interface without sign-in).
+ */
+export function authRoutes(deps: AuthRoutesDeps | undefined) {
+  const plugin = new Elysia({ name: "auth-routes" });
+  if (!deps) return plugin;
+  return plugin
+    .post(
+      "/auth/challenge",
+      async ({ body, request, server, set }) => {
+        const address = base58Address(body.address);
+        // SECURITY: every challenge stores a row until it expires; the rate per client bounds that.
+        const client = clientAddress(request, server?.requestIP as RequestIp | undefined, deps.trustForwardedFor);
+        if (!(await deps.challengeRateLimit.allow(client))) {
+          set.headers["retry-after"] = "60";
+          throw new HttpError(429, "too many sign-in challenges from this address; retry in a minute");
+        }
+        set.headers["cache-control"] = "no-store";
+        return deps.signIn.challenge(address);
+      },
+      { body: ChallengeBody },
+    )
+    .post(
+      "/auth/token",
+      async ({ body, set }) => {
+        const result = await deps.signIn.token({ address: base58Address(body.address), message: body.message, signature: body.signature });
+        if (!result.ok) throw refusal(result);
+        set.headers["cache-control"] = "no-store";
+        return { accessToken: result.accessToken, tokenType: "Bearer" as const, expiresIn: result.expiresIn };
+      },
+      { body: TokenBody },
+    );
+}
+
+function refusal(result: Extract<SignInResult, { ok: false }>): HttpError {
+  // A signature that is not 64 bytes in either encoding is a malformed request; everything else
+  // is a sign-in that did not prove possession of the key for a challenge we issued.
+  return new HttpError(result.reason === "SIGNATURE_MALFORMED" ? 400 : 401, result.message);
+}
+
+function base58Address(text: string): Address {
+  if (!isAddress(text)) throw new HttpError(400, ["address: must be a base58 address"]);
+  return text;
+}
+
+// Same rule as the registration route's limit key: the socket peer, or the last X-Forwarded-For
+// hop when the operator says a proxy sets it.
+function clientAddress(request: Request, requestIp: RequestIp | undefined, trustForwardedFor: boolean): string {
+  if (trustForwardedFor) {
+    const hops = request.headers.get("x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter((hop) => hop !== "");
+    const last = hops?.at(-1);
+    if (last) return `ip:${last}`;
+  }
+  const direct = requestIp?.(request)?.address;
+  return direct ? `ip:${direct}` : "ip:unknown";
+}
