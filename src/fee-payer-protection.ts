@@ -13,9 +13,7 @@ import { allowlistPolicy, registeredAgentsPolicy } from "./application/pay-to-po
 import { type FeeBudget, createFeeBudget } from "./application/settlement/fee-budget.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
 import { loadApiKeyHashes, loadPayToAllowlist } from "./infrastructure/config/policy-files.ts";
-import { createRedisWindowCounters } from "./infrastructure/counters/redis-window-counters.ts";
-import type { SqlQueryable } from "./infrastructure/store/sql-executor.ts";
-import { createSqlWindowCounters } from "./infrastructure/store/sql-window-counters.ts";
+import type { WindowCounterFactory } from "./window-counters-composition.ts";
 import type { ApiKeyHashes } from "./http/facilitator/api-key-guard.ts";
 import type { Metrics } from "./http/metrics.ts";
 
@@ -23,18 +21,15 @@ export type FeePayerProtection = Readonly<{
   payToPolicy: PayToPolicy | undefined;
   feeBudget: FeeBudget;
   apiKeys: ApiKeyHashes | null;
-  close(): Promise<void>;
 }>;
 
 export async function createFeePayerProtection(
   config: AppConfig,
-  deps: Readonly<{ index: AgentIndex; database: SqlQueryable; clock: Clock }>,
+  deps: Readonly<{ index: AgentIndex; counters: WindowCounterFactory; clock: Clock }>,
 ): Promise<FeePayerProtection> {
   const payToPolicy = await payToPolicyOf(config, deps.index);
-  const redis = config.REDIS_URL ? createRedisWindowCounters(config.REDIS_URL, config.FEE_BUDGET_WINDOW_SECONDS) : null;
-  const counters = redis ?? createSqlWindowCounters(deps.database);
   const feeBudget = createFeeBudget(
-    counters,
+    deps.counters.counters("fee-budget", config.FEE_BUDGET_WINDOW_SECONDS),
     {
       perPayerLamports: BigInt(config.FEE_BUDGET_PER_PAYER_LAMPORTS),
       perFeePayerLamports: BigInt(config.FEE_BUDGET_PER_FEE_PAYER_LAMPORTS),
@@ -43,7 +38,7 @@ export async function createFeePayerProtection(
     deps.clock,
   );
   const apiKeys = config.FACILITATOR_API_KEYS_FILE ? await loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE) : null;
-  return Object.freeze({ payToPolicy, feeBudget, apiKeys, close: async () => void (await redis?.close()) });
+  return Object.freeze({ payToPolicy, feeBudget, apiKeys });
 }
 
 async function payToPolicyOf(config: AppConfig, index: AgentIndex): Promise<PayToPolicy | undefined> {

@@ -13,6 +13,7 @@ import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./appl
 import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
 import { modeKeyOf, verifyAnyPayment } from "./application/modes/verify-any-payment.ts";
 import { modeSettlementVerifier } from "./application/settlement/mode-settlement-verifier.ts";
+import { delegatedReplayAuthorizer } from "./application/modes/authorize-replay.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { settlementModeOf } from "./domain/payment/payment-request.ts";
 import { checkRequirements } from "./domain/verification/requirement-checks.ts";
@@ -21,6 +22,7 @@ import { createVerificationPolicy } from "./domain/verification/verification-pol
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
 import { type EmbeddedLedger, createEmbeddedLedger } from "./infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "./infrastructure/ledger/embedded/json-rpc-server.ts";
+import { parseLedgerPrograms } from "./infrastructure/ledger/embedded/ledger-programs.ts";
 import { createRpcLedger } from "./infrastructure/ledger/rpc-ledger.ts";
 import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
@@ -32,6 +34,10 @@ import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
 import { createAgentIndex } from "./infrastructure/registry/ledger-agent-index.ts";
 import { createFeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
+import { createRegistration } from "./registration-composition.ts";
+import { createAuth } from "./auth-composition.ts";
+import { windowCounterFactory } from "./window-counters-composition.ts";
+import type { MetadataFetcher } from "./application/ports/metadata-fetcher.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -65,8 +71,13 @@ export class ConfigurationError extends Error {
  * Wires adapters to use cases. Reads nothing from the process itself: `config` and `env`
  * come from main.ts, so tests build the same service with their own settings.
  */
-export async function buildService(config: AppConfig, env: Env, logger: Logger): Promise<Service> {
-  const embeddedLedger = config.SOLANA_RPC_URL ? null : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }) });
+/** Adapters a test may replace: only those that need what cannot run here (the public network). */
+export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
+
+export async function buildService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
+  const embeddedLedger = config.SOLANA_RPC_URL
+    ? null
+    : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS) });
   const ledger: Ledger = embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger });
 
   const signerConfigs = parseSignerConfigs(env, "FEE_PAYER_");
@@ -95,7 +106,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
     logger,
   });
   const metrics = createMetrics();
-  const protection = await createFeePayerProtection(config, { index, database: store.executor, clock: systemClock });
+  const counters = windowCounterFactory(config.REDIS_URL, store.executor);
+  const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
 
   const verifyDeps: VerifyPaymentDeps = {
     ledger,
@@ -134,6 +146,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
             metrics.increment("x402_fee_payer_lamports_spent_total", "Lamports our fee payers paid in fees, by outcome", { outcome, fee_payer: feePayer }, Number(lamports)),
           verify: (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request)),
           // Only a request that names the supported kind may be answered from a stored record.
+          replayAuthorized: delegatedReplayAuthorizer({ ledger, programId: config.REGISTRY_PROGRAM_ID as Address }),
           replayKeyOf: (request) =>
             checkRequirements(request.paymentPayload, request.paymentRequirements, { network: config.NETWORK, asset: config.USDC_MINT }) ? null : modeKeyOf(request),
           sign: async (address, message) => {
@@ -170,10 +183,28 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
   });
 
   const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
+  const registration = await createRegistration({
+    config,
+    env,
+    ledger,
+    embeddedLedger,
+    categories,
+    counters: counters.counters("register-rate", 60),
+    clock: systemClock,
+    logger: logger.child({ component: "registration" }),
+    facilitator: feePayers.addresses[0],
+    ...(adapters.metadataFetcher ? { metadataFetcher: adapters.metadataFetcher } : {}),
+  });
+  // Sign-In With Solana and GET /users/me (docs/auth.md); nothing for a facilitator-only process.
+  const auth = await createAuth(config, { executor: store.executor, index, counters: counters.counters("auth-challenge-rate", 60), clock: systemClock, logger });
   const registryApp = createRegistryApp({
     metrics,
     index,
     categories,
+    registration: registration.deps,
+    rateLimit: registration.rateLimit,
+    trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
+    ...(auth ? { auth } : {}),
     logger,
     version: VERSION,
     health: {
@@ -183,8 +214,11 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
         return h.status === "ok" ? { status: "ok" } : { status: "degraded", detail: h.lastError ?? "index not loaded yet" };
       }),
       store: redacted(pingProbe(() => store.ping(), "degraded")),
-      // Registration signing (config authority) is not built yet; reads need no key.
-      signer: async () => ({ status: "ok", detail: "registry reads need no signer" }),
+      // Reads need no key; without a config authority only registration is off.
+      signer: async () =>
+        registration.configAuthority
+          ? { status: "ok" }
+          : { status: "degraded", detail: "no config authority key configured: POST /agents/register is disabled" },
     },
   });
 
@@ -204,7 +238,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger):
       reconcile.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
       await feePayers.close();
-      await protection.close();
+      await registration.close();
+      await counters.close();
       await store.close();
     },
   });

@@ -7,16 +7,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../../src/application/ports/logger.ts";
 import { parseAppConfig } from "../../../src/infrastructure/config/app-config.ts";
-import { type Service, buildService } from "../../../src/service.ts";
+import { type Service, type ServiceAdapters, buildService } from "../../../src/service.ts";
 
 export type TestService = Service & Readonly<{ dispose(): Promise<void> }>;
 
-export async function startService(env: Readonly<Record<string, string>> = {}): Promise<TestService> {
+export async function startService(env: Readonly<Record<string, string>> = {}, adapters: ServiceAdapters = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), "settle-test-"));
   const fullEnv = { DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env };
   const parsed = parseAppConfig(fullEnv);
   if (!parsed.ok) throw new Error(`bad test config: ${parsed.errors.join("; ")}`);
-  const service = await buildService(parsed.config, fullEnv, silentLogger);
+  const service = await buildService(parsed.config, fullEnv, silentLogger, adapters);
   return Object.freeze({
     ...service,
     async dispose() {
