@@ -146,6 +146,18 @@ describe("POST /agents/register (embedded ledger, development config authority, 
     }
   });
 
+  test("a browser wallet may call it: the preflight allows POST with JSON from any origin", async () => {
+    const response = await service.registryApp.handle(
+      new Request("http://registry.test/agents/register", {
+        method: "OPTIONS",
+        headers: { origin: "https://wallet.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      }),
+    );
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
   test("feedbackAuthority names someone else when the request says so; tags are optional", async () => {
     const [owner, reviewer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
     const reply = await register(service, { name: "A", ownerAddress: owner.address, metadataUri: "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi", feedbackAuthority: reviewer.address });

@@ -3,8 +3,9 @@ import { Elysia } from "elysia";
 const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
 
 /**
- * CORS for public read endpoints, which browsers call from any origin. Reads carry no cookies
- * or credentials, so `*` is safe. Preflights are answered before routing; every response
+ * CORS for the registry interface, which browsers call from any origin: reads, and the wallet
+ * flows (POST /agents/register, /auth/*) that send JSON and a bearer token but never cookies,
+ * so `*` is safe. Preflights are answered before routing; every response
  * (including 4xx from the error layer) gets the allow-origin header so browsers can read errors.
  */
 export function readCors() {
@@ -22,7 +23,7 @@ function preflight(request: Request): Response {
     status: 204,
     headers: {
       "access-control-allow-origin": "*",
-      "access-control-allow-methods": "GET, HEAD, OPTIONS",
+      "access-control-allow-methods": "GET, HEAD, POST, OPTIONS",
       // Echoing only syntactically plain header names; anything else falls back to the safe default.
       "access-control-allow-headers": requested && /^[A-Za-z0-9\-, ]{1,200}$/.test(requested) ? requested : "Content-Type",
       "access-control-max-age": String(PREFLIGHT_MAX_AGE_SECONDS),
