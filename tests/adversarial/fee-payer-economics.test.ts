@@ -36,7 +36,7 @@ beforeAll(async () => {
   // The SDK's default credential chain reads the process environment; the stand-in accepts any.
   process.env["AWS_ACCESS_KEY_ID"] = "AKIATEST";
   process.env["AWS_SECRET_ACCESS_KEY"] = "test";
-});
+}, 30_000);
 afterAll(async () => {
   await kms.stop();
   if (savedCredentials[0] === undefined) delete process.env["AWS_ACCESS_KEY_ID"];
@@ -90,7 +90,7 @@ describe("the observed drain: 0-amount self-transfers at 400,000 CU x 5,000,000 
   beforeAll(async () => {
     r = await rig();
     actors = { ...(await fundedPayment(r.ledger, r.feePayer)).actors };
-  });
+  }, 30_000);
   afterAll(() => r.service.dispose());
 
   test("the exact attack (payTo = payer, amount 0, 2,000,000-lamport priority fee) is refused and costs nothing", async () => {

@@ -15,7 +15,7 @@ function describeWindowCountersContract(name: string, open: () => Promise<Backen
     let backend: Backend;
     beforeAll(async () => {
       backend = await open();
-    });
+    }, 30_000);
     afterAll(async () => {
       await backend.close();
     });

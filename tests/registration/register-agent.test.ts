@@ -67,7 +67,7 @@ describe("POST /agents/register (embedded ledger, development config authority, 
   beforeAll(async () => {
     service = await startService({ REGISTER_RATE_LIMIT_PER_MINUTE: "1000" }, { metadataFetcher: documentFetcher(asked) });
     ledger = service.embeddedLedger as EmbeddedLedger;
-  });
+  }, 30_000);
   afterAll(() => service.dispose());
 
   test("201 with the x84 SDK's response; the transaction is exactly register_agent per the IDL, signed by the config authority and the asset", async () => {
