@@ -220,7 +220,7 @@ describe("SECURITY: /settle of a refused payment with an 'already processed' mem
     const first = service.feePayers.addresses[0];
     if (!first) throw new Error("expected a development fee payer");
     feePayer = first;
-  });
+  }, 30_000);
   afterAll(async () => {
     await service.dispose();
   });

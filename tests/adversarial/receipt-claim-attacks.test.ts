@@ -33,7 +33,7 @@ let ledger: EmbeddedLedger;
 beforeAll(async () => {
   service = await startService();
   ledger = service.embeddedLedger as EmbeddedLedger;
-});
+}, 30_000);
 
 afterAll(async () => {
   await service.dispose();

@@ -12,7 +12,7 @@ beforeAll(async () => {
   service = await startService();
   ledger = service.embeddedLedger as EmbeddedLedger;
   feePayer = service.feePayers.addresses[0] as Address;
-});
+}, 30_000);
 
 afterAll(async () => {
   await service.dispose();

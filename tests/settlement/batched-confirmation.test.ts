@@ -101,7 +101,7 @@ describe("batched confirmation in the service (settlement service, embedded ledg
 
   beforeAll(async () => {
     store = await openStore({ inMemory: true });
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await store.close();

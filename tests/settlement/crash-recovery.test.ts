@@ -40,7 +40,7 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, b
       ledger = createEmbeddedLedger();
       proxy = startLedgerProxy(ledger);
       store = await openStore({ databaseUrl: database.url, maxConnections: 2 });
-    });
+    }, 30_000);
 
     afterAll(async () => {
       await child?.stop("SIGKILL");

@@ -15,7 +15,7 @@ beforeAll(async () => {
   const first = service.feePayers.addresses[0];
   if (!first) throw new Error("expected a development fee payer");
   feePayer = first;
-});
+}, 30_000);
 
 afterAll(async () => {
   await service.dispose();

@@ -15,7 +15,7 @@ let payment: Payment;
 // One in-memory PGlite for the file; every test pays with fresh keys, so its records are its own.
 beforeAll(async () => {
   store = await openStore({ inMemory: true });
-});
+}, 30_000);
 
 afterAll(async () => {
   await store.close();

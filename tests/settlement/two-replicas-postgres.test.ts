@@ -29,7 +29,7 @@ const CONCURRENT = 50;
       const env = { SOLANA_RPC_URL: proxy.url, DATABASE_URL: database.url, FEE_PAYER_PRIVATE_KEY: key.json };
       // Sequential: the second start finds the schema migrated by the first.
       replicas = [await startService(env), await startService(env)];
-    });
+    }, 30_000);
 
     afterAll(async () => {
       await Promise.all(replicas.map((r) => r.dispose()));
@@ -100,7 +100,7 @@ const CONCURRENT = 50;
   beforeAll(async () => {
     database = await createTestDatabase();
     store = await openStore({ databaseUrl: database.url });
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await store?.close();

@@ -37,7 +37,7 @@ if (!reachability.ok && inCi) {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
-  });
+  }, 30_000);
   afterAll(async () => {
     await database?.drop();
   });
