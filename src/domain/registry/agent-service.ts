@@ -18,7 +18,7 @@ export const AGENT_SERVICE_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([2
 /** Byte offset of `nft_mint` (the parent agent). */
 export const SERVICE_NFT_MINT_OFFSET = 8;
 
-/** The IDL's `ServiceType` enum (MCP, A2A, API, Web) in variant order; Borsh stores the index as a u8. */
+/** The IDL's `ServiceType` enum (MCP, A2A, API, Web) in variant order; account data stores the index as a u8. */
 export const SERVICE_TYPES = ["mcp", "a2a", "api", "web"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
@@ -26,9 +26,12 @@ export function isServiceType(value: string): value is ServiceType {
   return (SERVICE_TYPES as readonly string[]).includes(value);
 }
 
-/** Borsh index of a service type, which is also its PDA seed byte. */
-export function serviceTypeIndex(type: ServiceType): number {
-  return SERVICE_TYPES.indexOf(type);
+/**
+ * The PDA seed of a service type (`ServiceType::seed()` on chain, `serviceTypeToSeed` in the x84
+ * SDK): its lowercase name as UTF-8, not its Borsh index.
+ */
+export function serviceTypeSeed(type: ServiceType): string {
+  return type;
 }
 
 /** The registry program's `AgentService` account, fields in IDL order. */

@@ -5,7 +5,7 @@ import {
   type Address,
   type ProgramDerivedAddress,
 } from "@solana/kit";
-import { serviceTypeIndex, type ServiceType } from "./agent-service.ts";
+import { serviceTypeSeed, type ServiceType } from "./agent-service.ts";
 
 /** The deployed registry program on devnet and mainnet. */
 export const DEFAULT_REGISTRY_PROGRAM_ID = "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" as Address;
@@ -25,11 +25,27 @@ export function findAgentPda(programId: Address, nftMint: Address): Promise<Prog
   });
 }
 
-/** `AgentService`: seeds `["service", nft_mint, service_type as u8]`: one service per type and agent. */
+/**
+ * `AgentService`: seeds `["service", nft_mint, service_type seed string]` (`"mcp"`, `"a2a"`, `"api"`,
+ * `"web"`), one service per type and agent. The IDL only says "the service_type argument"; the
+ * program seeds it with `ServiceType::seed()`, the lowercase name, as the x84 SDK's `findServicePda`
+ * does, not with the argument's one Borsh byte.
+ */
 export function findServicePda(programId: Address, nftMint: Address, serviceType: ServiceType): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
-    seeds: [utf8("service"), getAddressEncoder().encode(nftMint), new Uint8Array([serviceTypeIndex(serviceType)])],
+    seeds: [utf8("service"), getAddressEncoder().encode(nftMint), utf8(serviceTypeSeed(serviceType))],
+  });
+}
+
+/**
+ * `PaymentRequirement`: seeds `["payment_req", nft_mint, service_type seed string]`, like the
+ * service (the SDK's `findPaymentReqPda`); one requirement per service type and agent.
+ */
+export function findPaymentRequirementPda(programId: Address, nftMint: Address, serviceType: ServiceType): Promise<ProgramDerivedAddress> {
+  return getProgramDerivedAddress({
+    programAddress: programId,
+    seeds: [utf8("payment_req"), getAddressEncoder().encode(nftMint), utf8(serviceTypeSeed(serviceType))],
   });
 }
 
