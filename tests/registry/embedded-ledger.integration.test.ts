@@ -148,7 +148,7 @@ describe("registry read API on the embedded ledger (litesvm), seeded via surfnet
     expect(detail.body.services.length).toBe(4);
 
     const listed = await getJson(`/agents/${star.nftMint}/feedback`);
-    expect(listed.body.map((f: { createdAt: number }) => f.createdAt)).toEqual(feedback.filter((f) => !f.revoked).map((f) => Number(f.createdAt)).reverse());
+    expect(listed.body.map((f: { createdAt: string }) => f.createdAt)).toEqual(feedback.filter((f) => !f.revoked).map((f) => new Date(Number(f.createdAt) * 1000).toISOString()).reverse());
     const [firstPda] = await findFeedbackPda(PROGRAM_ID, star.nftMint, (feedback[4] as FeedbackEntry).reviewer, (feedback[4] as FeedbackEntry).createdAt);
     expect(listed.body[0].address).toBe(firstPda);
     expect((await getJson(`/agents/${star.nftMint}/feedback?includeRevoked=true`)).body.length).toBe(6);

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
@@ -29,7 +30,7 @@ function setup() {
   const index = createAgentIndex({ ledger, clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
   const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
   const get = async (path: string, init: RequestInit = {}) => {
-    const response = await app.handle(new Request(`http://localhost${path}`, init));
+    const response = await app.handle(new Request(`http://registry.test${path}`, init));
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text === "" ? null : JSON.parse(text) };
   };
@@ -100,8 +101,8 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
       metadataHash: "00".repeat(32),
       tags: ["defi", categoryHash("not-a-known-category")],
       delegationCount: 0,
-      createdAt: 1_700_000_000,
-      updatedAt: 1_700_000_000,
+      createdAt: "2023-11-14T22:13:20.000Z",
+      updatedAt: "2023-11-14T22:13:20.000Z",
     });
     expect(body.services.map((s: { serviceType: string }) => s.serviceType)).toEqual(["a2a", "mcp"]);
     for (const id of [testAddress(1, 999), "not-an-address", "0OIl"]) {
@@ -123,15 +124,47 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
     const { get, star } = setup();
     const all = await get(`/agents/${star}/feedback`);
     expect(all.status).toBe(200);
-    expect(all.body.map((f: { createdAt: number }) => f.createdAt)).toEqual([1_700_100_002, 1_700_100_001]);
-    expect(all.body[0]).toMatchObject({ address: testAddress(6, 2), reviewer: testAddress(4, 2), tag1: categoryHash("quality"), tag2: null, hasPaymentProof: true, paymentAmount: "3000000", paymentToken: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", revoked: false });
-    expect(all.body[1]).toMatchObject({ hasPaymentProof: false, paymentToken: null });
+    expect(all.body.map((f: { createdAt: string }) => f.createdAt)).toEqual(["2023-11-16T02:00:02.000Z", "2023-11-16T02:00:01.000Z"]);
+    expect(all.body[0]).toEqual({
+      address: testAddress(6, 2),
+      reviewer: testAddress(4, 2),
+      score: 34,
+      detailUri: "",
+      tag1: categoryHash("quality"),
+      tag2: "",
+      authVerified: true,
+      hasPaymentProof: true,
+      paymentAmount: 3_000_000,
+      paymentToken: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+      revoked: false,
+      createdAt: "2023-11-16T02:00:02.000Z",
+    });
+    expect(all.body[1]).toMatchObject({ hasPaymentProof: false, paymentAmount: 0, paymentToken: "" });
     expect((await get(`/agents/${star}/feedback?includeRevoked=true`)).body.length).toBe(3);
     expect((await get(`/agents/${star}/feedback?verified=false`)).body.length).toBe(1);
     expect((await get(`/agents/${star}/feedback?reviewer=${testAddress(4, 1)}`)).body.length).toBe(1);
     expect((await get(`/agents/${star}/feedback?verified=1`)).status).toBe(400);
     expect((await get(`/agents/${star}/feedback?reviewer=abc`)).status).toBe(400);
     expect((await get(`/agents/${testAddress(1, 999)}/feedback`)).status).toBe(404);
+  });
+
+  test("feedback numbers, tags and times: category names, u64 past 2^53 as the nearest double, i64 times clamped to what ISO-8601 dates hold", async () => {
+    const { get, star, ledger } = setup();
+    const big = feedbackEntry(star, 8, { tag1: hashBytes("defi"), tag2: hashBytes("speed"), paymentAmount: 2n ** 64n - 1n, createdAt: 1_700_100_100n });
+    const zeroPayer = feedbackEntry(star, 9, { hasPaymentProof: true, paymentToken: "11111111111111111111111111111111" as Address, createdAt: 1_700_100_099n });
+    const ancient = feedbackEntry(star, 10, { createdAt: -(2n ** 63n) });
+    const future = feedbackEntry(star, 11, { createdAt: 2n ** 63n - 1n });
+    ledger.put(testAddress(6, 8), encodeFeedbackEntry(big));
+    ledger.put(testAddress(6, 9), encodeFeedbackEntry(zeroPayer));
+    ledger.put(testAddress(6, 10), encodeFeedbackEntry(ancient));
+    ledger.put(testAddress(6, 11), encodeFeedbackEntry(future));
+    const { body } = await get(`/agents/${star}/feedback`);
+    const byAddress = new Map(body.map((f: { address: string }) => [f.address, f]));
+    expect(byAddress.get(testAddress(6, 8))).toMatchObject({ tag1: "defi", tag2: categoryHash("speed"), paymentAmount: 18_446_744_073_709_551_616, createdAt: "2023-11-16T02:01:40.000Z" });
+    expect(byAddress.get(testAddress(6, 9))).toMatchObject({ hasPaymentProof: true, paymentToken: "" });
+    expect(byAddress.get(testAddress(6, 10))).toMatchObject({ createdAt: "-271821-04-20T00:00:00.000Z" });
+    expect(byAddress.get(testAddress(6, 11))).toMatchObject({ createdAt: "+275760-09-13T00:00:00.000Z" });
+    expect(body[0].address).toBe(testAddress(6, 11));
   });
 
   test("GET /agents/:id/services: filters by type and status, newest first", async () => {

@@ -1,7 +1,11 @@
 import type { Address } from "@solana/kit";
 import type { FeedbackEntry } from "./feedback-entry.ts";
 
-export type FeedbackRecord = Readonly<{ address: Address; entry: FeedbackEntry }>;
+/**
+ * One feedback entry: its account and, once read, the `detail_uri` argument of the `give_feedback`
+ * instruction that created it (the account does not store it; undefined until it is known).
+ */
+export type FeedbackRecord = Readonly<{ address: Address; entry: FeedbackEntry; detailUri?: string }>;
 
 export type FeedbackFilter = Readonly<{
   reviewer?: string;

@@ -4,13 +4,18 @@ import { toHex } from "../../domain/registry/borsh-codecs.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import type { FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import { reputationOf } from "../../domain/registry/reputation.ts";
+import { unixSecondsToIso } from "../../domain/registry/timestamps.ts";
 import type { ServiceRecord } from "../../domain/registry/service-selection.ts";
 import type { AgentDetailView, AgentView, FeedbackView, ServiceView } from "./registry-models.ts";
 
-/** The system program address, which the program stores as "no payment token". */
+/** The all-zero (default) pubkey, which the program stores as "no payment token". */
 const DEFAULT_PUBKEY = "11111111111111111111111111111111";
 
-/** Turns read-model records into JSON views. u64 counters become numbers; amounts stay strings. */
+/**
+ * Turns read-model records into JSON views typed as the x84 SDK's registry client expects
+ * (`src/api/types.ts`): u64 counters and amounts become numbers (exact up to 2^53), timestamps
+ * ISO-8601 strings, absent tags, tokens and detail URIs the empty string.
+ */
 export type AgentPresenter = Readonly<{
   agent(record: AgentRecord): AgentView;
   detail(record: AgentRecord, services: readonly ServiceRecord[]): AgentDetailView;
@@ -23,7 +28,7 @@ export function createAgentPresenter(categories: CategoryCatalog): AgentPresente
     const hex = toHex(tag);
     return categories.nameOf(hex) ?? hex;
   };
-  const optionalTagName = (tag: ReadonlyUint8Array): string | null => (tag.every((b) => b === 0) ? null : tagName(tag));
+  const optionalTagName = (tag: ReadonlyUint8Array): string => (tag.every((b) => b === 0) ? "" : tagName(tag));
 
   // Records are immutable and live as long as the read model keeps them, so each is presented
   // once: a page of 100 agents then costs a lookup per agent, not a re-render.
@@ -62,25 +67,26 @@ export function createAgentPresenter(categories: CategoryCatalog): AgentPresente
       metadataHash: toHex(identity.metadataHash),
       tags: identity.tags.map(tagName),
       delegationCount: Number(identity.delegationCount),
-      createdAt: Number(identity.createdAt),
-      updatedAt: Number(identity.updatedAt),
+      createdAt: unixSecondsToIso(identity.createdAt),
+      updatedAt: unixSecondsToIso(identity.updatedAt),
       services: services.map(service),
     };
   }
 
-  function feedback({ address, entry }: FeedbackRecord): FeedbackView {
+  function feedback({ address, entry, detailUri }: FeedbackRecord): FeedbackView {
     return {
       address,
       reviewer: entry.reviewer,
       score: entry.score,
+      detailUri: detailUri ?? "",
       tag1: optionalTagName(entry.tag1),
       tag2: optionalTagName(entry.tag2),
       authVerified: entry.authVerified,
       hasPaymentProof: entry.hasPaymentProof,
-      paymentAmount: entry.paymentAmount.toString(),
-      paymentToken: entry.hasPaymentProof && entry.paymentToken !== DEFAULT_PUBKEY ? entry.paymentToken : null,
+      paymentAmount: Number(entry.paymentAmount),
+      paymentToken: entry.hasPaymentProof && entry.paymentToken !== DEFAULT_PUBKEY ? entry.paymentToken : "",
       revoked: entry.revoked,
-      createdAt: Number(entry.createdAt),
+      createdAt: unixSecondsToIso(entry.createdAt),
     };
   }
 

@@ -34,6 +34,9 @@ export const ServicesQuery = t.Object({
 });
 export type ServicesQuery = typeof ServicesQuery.static;
 
+/** On-chain Unix seconds rendered as ISO-8601 UTC, e.g. `2023-11-14T22:13:20.000Z`. */
+const IsoTime = t.String({ description: "ISO-8601 UTC time (from on-chain Unix seconds)" });
+
 export const ReputationView = t.Object({
   verifiedCount: t.Number(),
   verifiedAvgScore: t.Number(),
@@ -79,24 +82,26 @@ export const AgentDetailView = t.Composite([
     metadataHash: t.String({ description: "hex" }),
     tags: t.Array(t.String()),
     delegationCount: t.Number(),
-    createdAt: t.Number({ description: "unix seconds" }),
-    updatedAt: t.Number({ description: "unix seconds" }),
+    createdAt: IsoTime,
+    updatedAt: IsoTime,
     services: t.Array(ServiceView),
   }),
 ]);
 export type AgentDetailView = typeof AgentDetailView.static;
 
+/** Field for field the x84 SDK's `FeedbackEntry` (`src/api/types.ts`), plus `revoked`. */
 export const FeedbackView = t.Object({
   address: t.String(),
   reviewer: t.String(),
   score: t.Number(),
-  tag1: t.Union([t.String(), t.Null()], { description: "category name where known, else hex; null when empty" }),
-  tag2: t.Union([t.String(), t.Null()]),
+  detailUri: t.String({ description: "detail_uri of the give_feedback that created the entry; \"\" until the background reader has it" }),
+  tag1: t.String({ description: "category name where known, else the tag in hex; \"\" for an all-zero tag" }),
+  tag2: t.String({ description: "as tag1" }),
   authVerified: t.Boolean(),
   hasPaymentProof: t.Boolean(),
-  paymentAmount: t.String({ description: "u64 base units as a decimal string" }),
-  paymentToken: t.Union([t.String(), t.Null()], { description: "null when there is no payment proof" }),
+  paymentAmount: t.Number({ description: "u64 base units; exact up to 2^53 - 1, rounded to the nearest double above" }),
+  paymentToken: t.String({ description: "token mint; \"\" without payment proof" }),
   revoked: t.Boolean(),
-  createdAt: t.Number({ description: "unix seconds" }),
+  createdAt: IsoTime,
 });
 export type FeedbackView = typeof FeedbackView.static;
