@@ -19,6 +19,7 @@ import { settlementModeOf } from "./domain/payment/payment-request.ts";
 import { checkRequirements } from "./domain/verification/requirement-checks.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
+import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
 import { type EmbeddedLedger, createEmbeddedLedger } from "./infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "./infrastructure/ledger/embedded/json-rpc-server.ts";
@@ -75,9 +76,11 @@ export class ConfigurationError extends Error {
 export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 
 export async function buildService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
+  const acceptedAssets = acceptedAssetsOf(config);
+  const protocolFee = protocolFeeOf(config);
   const embeddedLedger = config.SOLANA_RPC_URL
     ? null
-    : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS) });
+    : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
   const ledger: Ledger = embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger });
 
   const signerConfigs = parseSignerConfigs(env, "FEE_PAYER_");
@@ -119,7 +122,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       maxPriorityFeeLamports: BigInt(config.PRIORITY_FEE_MAX_LAMPORTS),
     }),
     network: config.NETWORK,
-    asset: config.USDC_MINT as Address,
+    asset: acceptedAssets[0] as Address,
+    assets: acceptedAssets,
+    ...(protocolFee ? { protocolFee } : {}),
     simulate: config.VERIFY_SIMULATE,
     atas: createAtaDeriver(),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),
@@ -148,7 +153,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
           // Only a request that names the supported kind may be answered from a stored record.
           replayAuthorized: delegatedReplayAuthorizer({ ledger, programId: config.REGISTRY_PROGRAM_ID as Address }),
           replayKeyOf: (request) =>
-            checkRequirements(request.paymentPayload, request.paymentRequirements, { network: config.NETWORK, asset: config.USDC_MINT }) ? null : modeKeyOf(request),
+            checkRequirements(request.paymentPayload, request.paymentRequirements, { network: config.NETWORK, assets: acceptedAssets }) ? null : modeKeyOf(request),
           sign: async (address, message) => {
             const [signature] = await feePayers.sign(address, [message]);
             if (!signature) throw new Error("signer returned no signature");
@@ -243,6 +248,19 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       await store.close();
     },
   });
+}
+
+/** USDC_MINT: one or more comma-separated mints (checked as base58 by the config schema). */
+function acceptedAssetsOf(config: AppConfig): readonly Address[] {
+  return Object.freeze([...new Set(config.USDC_MINT.split(",").map((mint) => mint.trim() as Address))]);
+}
+
+/** Both settings or neither: a treasury without bps (or the reverse) is a configuration mistake. */
+function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
+  const { PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: bps } = config;
+  if (treasury === undefined && bps === undefined) return null;
+  if (treasury === undefined || bps === undefined) throw new ConfigurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
+  return Object.freeze({ treasury: treasury as Address, bps });
 }
 
 function countedSettlement(settlement: SettlementService, metrics: Metrics): SettlementService {

@@ -6,6 +6,7 @@ import { settlementKeyOf } from "../domain/payment/settlement-key.ts";
 import type { ReasonCode } from "../domain/reason-codes.ts";
 import type { TransferChecked } from "../domain/transaction/transaction-view.ts";
 import { checkDestinationAccount, checkSourceFunds } from "../domain/verification/funds-check.ts";
+import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
 import { reject, type Rejection } from "../domain/verification/rejection.ts";
 import { checkRequirements } from "../domain/verification/requirement-checks.ts";
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
@@ -29,6 +30,10 @@ export type VerifyPaymentDeps = Readonly<{
   simulate: boolean;
   /** Read the source token account even without simulation (VERIFY_SIMULATE=false still checks funds). */
   checkFunds?: boolean;
+  /** PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS: admits the x84 client's two-transfer payment. */
+  protocolFee?: ProtocolFeeSplit | null;
+  /** Every accepted asset (USDC_MINT may list several); default `[asset]`. */
+  assets?: readonly Address[];
   /** PAYTO_POLICY other than `any`; absent means every payTo is accepted. */
   payToPolicy?: PayToPolicy;
   /** True when this transaction (settlement key), or this payer's paymentId, was already settled. */
@@ -55,6 +60,8 @@ export type VerifiedPayment = Readonly<{
   paymentId: string | null;
   amount: bigint;
   transfer: TransferChecked;
+  /** The payment, then the protocol fee when split. */
+  transfers: readonly TransferChecked[];
   /** The transaction's recent blockhash; settlement bounds confirmation by its lifetime. */
   recentBlockhash: string;
   /** `paymentPayload.extensions` as sent, for the settlement-mode checks. */
@@ -83,7 +90,7 @@ const sharedAtas = createAtaDeriver();
 export async function verifyPayment(request: PaymentRequest, deps: VerifyPaymentDeps): Promise<VerifyPaymentResult> {
   const { paymentPayload: payload, paymentRequirements: requirements } = request;
   const requirementProblem =
-    checkRequirements(payload, requirements, { network: deps.network, asset: deps.asset }) ?? (await checkPayTo(requirements.payTo, deps.payToPolicy));
+    checkRequirements(payload, requirements, { network: deps.network, assets: deps.assets ?? [deps.asset] }) ?? (await checkPayTo(requirements.payTo, deps.payToPolicy));
   if (requirementProblem) return rejected(requirementProblem.reason, requirementProblem.message);
 
   const verdict = await verifyPaymentTransaction({
@@ -93,9 +100,10 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     policy: deps.policy,
     assetDecimals: deps.assetDecimals ?? USDC_DECIMALS,
     atas: deps.atas ?? sharedAtas,
+    protocolFee: deps.protocolFee ?? null,
   });
   if (!verdict.ok) return rejected(verdict.rejection.reason, verdict.rejection.message, verdict.payer);
-  const { view, transfer, payer } = verdict;
+  const { view, transfer, transfers, payer } = verdict;
 
   const settlementKey = settlementKeyOf(view.messageBytes);
   const paymentId = paymentIdOf(payload);
@@ -108,7 +116,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
   if (deps.simulate) {
     const [outcome, funds] = await Promise.all([
       checkOnLedger(deps.ledger, view.wire, view.recentBlockhash),
-      checkTransferAccounts(deps.ledger, transfer, requirements),
+      checkTransferAccounts(deps.ledger, transfers, requirements),
     ]);
     // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
     if (!outcome.ok && outcome.reason === "BLOCKHASH_EXPIRED") return rejected(outcome.reason, outcome.message, payer);
@@ -116,7 +124,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     if (!outcome.ok) return rejected(outcome.reason, outcome.message, payer);
     unitsConsumed = outcome.unitsConsumed;
   } else if (deps.checkFunds) {
-    const funds = await checkTransferAccounts(deps.ledger, transfer, requirements);
+    const funds = await checkTransferAccounts(deps.ledger, transfers, requirements);
     if (funds) return rejected(funds.reason, funds.message, payer);
   }
 
@@ -129,8 +137,9 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     messageBytes: view.messageBytes,
     settlementKey,
     paymentId,
-    amount: transfer.amount,
+    amount: requirements.amount,
     transfer,
+    transfers,
     recentBlockhash: view.recentBlockhash,
     extensions: payload.extensions,
     ...(unitsConsumed === undefined ? {} : { unitsConsumed }),
@@ -154,9 +163,20 @@ export async function checkPayTo(payTo: string, policy: PayToPolicy | undefined)
  * The transfer's two token accounts as the ledger has them now, in one read: the source can pay
  * (and is not the payee's), the destination can receive. See domain/verification/funds-check.ts.
  */
-export async function checkTransferAccounts(ledger: Ledger, transfer: TransferChecked, requirements: VerifiedRequirements): Promise<Rejection | null> {
-  const [source = null, destination = null] = await ledger.getMultipleAccounts([transfer.source, transfer.destination]);
-  return checkSourceFunds(toTokenAccountView(source), transfer, requirements) ?? checkDestinationAccount(toTokenAccountView(destination), transfer);
+export async function checkTransferAccounts(
+  ledger: Ledger,
+  transfers: readonly TransferChecked[],
+  requirements: VerifiedRequirements,
+): Promise<Rejection | null> {
+  const [first] = transfers;
+  if (!first) return null;
+  // All transfers share the source (checked with the split); each has its own destination.
+  const [source = null, ...destinations] = await ledger.getMultipleAccounts([first.source, ...transfers.map((t) => t.destination)]);
+  const total = transfers.reduce((sum, t) => sum + t.amount, 0n);
+  return (
+    checkSourceFunds(toTokenAccountView(source), first, requirements, total) ??
+    transfers.reduce<Rejection | null>((found, t, i) => found ?? checkDestinationAccount(toTokenAccountView(destinations[i] ?? null), t), null)
+  );
 }
 
 type VerifiedRequirements = PaymentRequest["paymentRequirements"];

@@ -130,8 +130,8 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       kinds: [
-        { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address } },
-        { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address } },
+        { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT] } },
+        { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT] } },
       ],
       extensions: ["svc-atomic", "svc-attestation", "svc-delegated"],
       signers: { "solana:*": [actors.feePayer.address, second] },

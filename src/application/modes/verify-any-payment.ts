@@ -28,7 +28,7 @@ export async function verifyAnyPayment(request: PaymentRequest, deps: VerifyAnyD
 /** Requirement checks (scheme, network, asset, amount, `accepted`, payTo policy) first, then the mode's own checks. */
 export async function verifyModeRequest(request: PaymentRequest, deps: VerifyAnyDeps): Promise<ModeVerificationResult> {
   const problem =
-    checkRequirements(request.paymentPayload, request.paymentRequirements, { network: deps.network, asset: deps.asset }) ??
+    checkRequirements(request.paymentPayload, request.paymentRequirements, { network: deps.network, assets: deps.assets ?? [deps.asset] }) ??
     (await checkPayTo(request.paymentRequirements.payTo, deps.payToPolicy));
   if (problem) return { ok: false, reason: problem.reason, message: problem.message };
   return verifyModePayment(request, {

@@ -14,6 +14,8 @@ export function checkSourceFunds(
   account: TokenAccountView | null,
   transfer: TransferChecked,
   requirements: PaymentRequirements,
+  /** Everything the transaction moves out of the source (the payment plus any protocol fee). */
+  total: bigint = transfer.amount,
 ): Rejection | null {
   if (account === null) return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} is not an SPL token account: the payer holds nothing there`);
   if (account.mint !== transfer.mint) {
@@ -27,8 +29,8 @@ export function checkSourceFunds(
   if (spendable === null) {
     return reject("INSUFFICIENT_FUNDS", `${transfer.authority} is neither the owner nor the delegate of source ${transfer.source}`);
   }
-  if (spendable < transfer.amount) {
-    return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} can pay ${spendable}, the payment needs ${transfer.amount}`);
+  if (spendable < total) {
+    return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} can pay ${spendable}, the payment needs ${total}`);
   }
   return null;
 }

@@ -1,8 +1,8 @@
 import type { PaymentPayload, PaymentRequirements } from "../payment/payment-request.ts";
 import { reject, type Rejection } from "./rejection.ts";
 
-/** What this facilitator serves: one scheme, one network, one asset. */
-export type SupportedKind = Readonly<{ network: string; asset: string }>;
+/** What this facilitator serves: one scheme, one network, the accepted assets (USDC_MINT). */
+export type SupportedKind = Readonly<{ network: string; assets: readonly string[] }>;
 
 export function checkScheme(requirements: PaymentRequirements): Rejection | null {
   return requirements.scheme === "exact"
@@ -17,9 +17,9 @@ export function checkNetwork(requirements: PaymentRequirements, supported: Suppo
 }
 
 export function checkAsset(requirements: PaymentRequirements, supported: SupportedKind): Rejection | null {
-  return requirements.asset === supported.asset
+  return supported.assets.includes(requirements.asset)
     ? null
-    : reject("UNSUPPORTED_ASSET", `asset ${requirements.asset} is not supported (only ${supported.asset})`);
+    : reject("UNSUPPORTED_ASSET", `asset ${requirements.asset} is not supported (only ${supported.assets.join(", ")})`);
 }
 
 /**

@@ -40,13 +40,16 @@ export function checkProgramsAllowed(view: TransactionView): Rejection | null {
   return null;
 }
 
-export type TransferFound = Readonly<{ ok: true; transfer: TransferChecked }> | Readonly<{ ok: false; rejection: Rejection }>;
+export type TransfersFound =
+  | Readonly<{ ok: true; transfers: readonly TransferChecked[] }>
+  | Readonly<{ ok: false; rejection: Rejection }>;
 
 /**
- * SECURITY: exactly one SPL Token instruction, and it is TransferChecked. Approve, SetAuthority,
- * CloseAccount (whose rent could go anywhere) or a second transfer are refused.
+ * SECURITY: SPL Token instructions are TransferChecked and nothing else, and there are exactly
+ * `expected` of them (1; 2 with a protocol-fee split). Approve, SetAuthority, CloseAccount (whose
+ * rent could go anywhere) or a transfer riding along are refused.
  */
-export function findSingleTransfer(view: TransactionView): TransferFound {
+export function findTransfers(view: TransactionView, expected: 1 | 2): TransfersFound {
   const transfers: TransferChecked[] = [];
   for (const instruction of view.instructions) {
     const meaning = instruction.meaning;
@@ -56,12 +59,9 @@ export function findSingleTransfer(view: TransactionView): TransferFound {
     }
     if (meaning.kind === "transfer-checked") transfers.push(meaning);
   }
-  const [transfer] = transfers;
-  if (transfers.length !== 1 || !transfer) {
-    return {
-      ok: false,
-      rejection: reject("TRANSFER_INSTRUCTION_COUNT", `transaction has ${transfers.length} TransferChecked instructions, expected exactly 1`),
-    };
+  if (transfers.length !== expected) {
+    const what = expected === 1 ? "exactly 1" : "exactly 2 (the payment, then the protocol fee)";
+    return { ok: false, rejection: reject("TRANSFER_INSTRUCTION_COUNT", `transaction has ${transfers.length} TransferChecked instructions, expected ${what}`) };
   }
-  return { ok: true, transfer };
+  return { ok: true, transfers };
 }

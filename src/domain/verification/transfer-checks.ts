@@ -20,10 +20,9 @@ export function checkDecimals(transfer: TransferChecked, assetDecimals: number):
     : reject("AMOUNT_MISMATCH", `transfer states ${transfer.decimals} decimals, the asset has ${assetDecimals}`);
 }
 
-export function checkAmount(transfer: TransferChecked, requirements: PaymentRequirements): Rejection | null {
-  return transfer.amount === requirements.amount
-    ? null
-    : reject("AMOUNT_MISMATCH", `expected amount ${requirements.amount}, received ${transfer.amount}`);
+/** `expected` is the required amount, less the protocol fee when the payment is split. */
+export function checkAmount(transfer: TransferChecked, expected: bigint): Rejection | null {
+  return transfer.amount === expected ? null : reject("AMOUNT_MISMATCH", `expected amount ${expected}, received ${transfer.amount}`);
 }
 
 /**

@@ -12,8 +12,9 @@ import {
   checkNoLookupTables,
   checkProgramsAllowed,
   checkTransactionSize,
-  findSingleTransfer,
+  findTransfers,
 } from "./transaction-checks.ts";
+import { type ProtocolFeeSplit, checkFeeTransfer, feeOf, splitFor } from "./protocol-fee.ts";
 import { checkAmount, checkAuthorityIsSigner, checkDecimals, checkMint, checkNotSelfPayment, checkRecipient } from "./transfer-checks.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
 
@@ -25,13 +26,18 @@ export type TransactionCheckInput = Readonly<{
   policy: VerificationPolicy;
   assetDecimals: number;
   atas: AtaDeriver;
+  /** The operator's protocol-fee split; null (default) means every payment is one transfer. */
+  protocolFee?: ProtocolFeeSplit | null;
 }>;
 
 export type TransactionVerdict =
   | Readonly<{
       ok: true;
       view: TransactionView;
+      /** The transfer to payTo. */
       transfer: TransferChecked;
+      /** Every transfer: the payment, then the protocol fee when the payment is split. */
+      transfers: readonly TransferChecked[];
       payer: Address;
       /** What landing this transaction costs the fee payer: base fee per signature plus priority fee. */
       feeLamports: bigint;
@@ -61,22 +67,25 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
   if ("reason" in budget) return { ok: false, rejection: budget };
   const costly = checkComputeLimits(budget, input.policy) ?? checkPriorityFee(budget, input.policy);
   if (costly) return { ok: false, rejection: costly };
-  const found = findSingleTransfer(view);
+  const split = splitFor(input.requirements, input.protocolFee ?? null);
+  const found = findTransfers(view, split ? 2 : 1);
   if (!found.ok) return found;
-  const transfer = found.transfer;
+  const [transfer, fee] = found.transfers as [TransferChecked, TransferChecked | undefined];
   const payer = transfer.authority;
+  const payeeAmount = split ? input.requirements.amount - feeOf(input.requirements.amount, split) : input.requirements.amount;
 
   const rejection =
     checkFeePayerNotInInstructions(view, input.feePayers) ??
     checkMint(transfer, input.requirements) ??
     checkDecimals(transfer, input.assetDecimals) ??
-    checkAmount(transfer, input.requirements) ??
+    checkAmount(transfer, payeeAmount) ??
     checkNotSelfPayment(transfer, input.requirements) ??
     (await checkRecipient(transfer, input.requirements, input.atas)) ??
+    (split && fee ? await checkFeeTransfer(fee, transfer, split, input.requirements, input.atas) : null) ??
     checkAuthorityIsSigner(view, transfer) ??
     (await checkPayerSignatures(view));
   if (rejection) return { ok: false, rejection, payer };
-  return { ok: true, view, transfer, payer, feeLamports: transactionFeeLamports(view.signatureSlots.length, budget) };
+  return { ok: true, view, transfer, transfers: found.transfers, payer, feeLamports: transactionFeeLamports(view.signatureSlots.length, budget) };
 }
 
 /** Rules on the message's shape that need neither the transfer nor any hashing. */

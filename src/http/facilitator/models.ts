@@ -21,7 +21,11 @@ export const SupportedKindModel = t.Object({
   x402Version: t.Number(),
   scheme: t.Literal("exact"),
   network: t.String(),
-  extra: t.Object({ feePayer: t.Optional(t.String()) }),
+  extra: t.Object({
+    feePayer: t.Optional(t.String()),
+    /** Every mint this facilitator accepts on this network (USDC_MINT). */
+    assets: t.Optional(t.Array(t.String())),
+  }),
 });
 export type SupportedKind = typeof SupportedKindModel.static;
 

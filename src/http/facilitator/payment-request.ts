@@ -6,6 +6,7 @@ import type {
   PaymentRequirements,
   ResourceInfo,
 } from "../../domain/payment/payment-request.ts";
+import { canonicalModeName } from "../../domain/settlement/settlement-mode.ts";
 import { HttpError } from "../http-error.ts";
 
 /** The largest SPL Token amount (u64). */
@@ -160,7 +161,9 @@ function parseExtensions(raw: unknown, path: string, problems: string[]): Paymen
   if (paymentId !== undefined && paymentId !== null && (typeof paymentId !== "string" || !PAYMENT_ID.test(paymentId))) {
     problems.push(`PAYMENT_ID_INVALID: ${path}.extensions.paymentId must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`);
   }
-  return Object.freeze({ ...raw });
+  // SECURITY: aliases (svc-*, x84-*) become the spec's mode name here, once, so no check downstream
+  // can be skipped by spelling a mode another way.
+  return Object.freeze(raw["mode"] === undefined ? { ...raw } : { ...raw, mode: canonicalModeName(raw["mode"]) });
 }
 
 /** The official client sends `resource` as `{url, description?, mimeType?}`; a bare URL string is accepted too. */

@@ -22,7 +22,7 @@ export type FacilitatorVerifyDeps = Omit<VerifyPaymentDeps, "feePayers"> &
 export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
   const verify = deps.verify ?? ((request: PaymentRequest) => verifyPayment(request, deps));
   return new Elysia({ name: "facilitator-verify" })
-    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers()))
+    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets ?? [deps.asset]))
     .post("/verify", async ({ body }): Promise<VerifyResponse> => {
       const request = normalisePaymentRequest(body);
       return toVerifyResponse(await verify(request), settlementModeOf(request.paymentPayload));
@@ -30,9 +30,9 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
 }
 
 /** design.md §3: one kind per protocol version, all signers listed under `solana:*`. */
-export function supportedResponse(network: string, feePayers: readonly Address[]): SupportedResponse {
+export function supportedResponse(network: string, feePayers: readonly Address[], assets: readonly string[] = []): SupportedResponse {
   const [primary] = feePayers;
-  const extra = primary ? { feePayer: primary } : {};
+  const extra = { ...(primary ? { feePayer: primary } : {}), ...(assets.length > 0 ? { assets: [...assets] } : {}) };
   const kinds: SupportedKind[] = [{ x402Version: 2, scheme: "exact", network, extra }];
   const v1Network = v1NetworkFromCaip2(network);
   if (v1Network) kinds.push({ x402Version: 1, scheme: "exact", network: v1Network, extra });

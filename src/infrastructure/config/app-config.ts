@@ -18,7 +18,8 @@ export const AppConfigSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
   NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
-  USDC_MINT: Type.String({ ...Base58Address, default: DEVNET_USDC_MINT }),
+  /** The accepted assets, comma-separated (the first is the one a development ledger funds). */
+  USDC_MINT: Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*$", default: DEVNET_USDC_MINT }),
   VERIFY_SIMULATE: Type.Boolean({ default: true }),
   VERIFY_MAX_COMPUTE_UNIT_LIMIT: Type.Integer({ minimum: 1, maximum: 1_400_000, default: 400_000 }),
   VERIFY_MAX_COMPUTE_UNIT_PRICE: Type.Integer({ minimum: 0, default: 5_000_000 }),
@@ -75,6 +76,9 @@ export const AppConfigSchema = Type.Object({
   AUTH_JWT_VERIFY_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** POST /auth/challenge calls per client address per minute, across replicas (each stores a row). */
   AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
+  /** Opt-in protocol-fee split (the x84 client's two transfers): the treasury wallet and its share. */
+  PROTOCOL_FEE_TREASURY: Type.Optional(Type.String({ ...Base58Address })),
+  PROTOCOL_FEE_BPS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
 
 export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;

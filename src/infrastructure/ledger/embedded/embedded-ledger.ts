@@ -83,6 +83,8 @@ export type EmbeddedLedgerOptions = Readonly<{
   historyCapacity?: number;
   /** Program binaries to deploy at boot (LEDGER_PROGRAMS), e.g. the x84 registry and Metaplex Core. */
   programs?: readonly LedgerProgram[];
+  /** Further 6-decimal mints to create at boot (every accepted asset besides the devnet USDC). */
+  mints?: readonly Address[];
 }>;
 
 /** A program binary (an sBPF ELF `.so`, as `solana program dump` writes it) and its address. */
@@ -255,12 +257,10 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     });
   }
 
-  // The devnet USDC mint exists from boot at its real address.
-  setAccount(address(DEVNET_USDC_MINT), {
-    lamports: rentExempt(82n),
-    data: encodeMint(USDC_DECIMALS, 0n),
-    owner: TOKEN_PROGRAM_ADDRESS,
-  });
+  // The devnet USDC mint (and any other accepted asset) exists from boot at its real address.
+  for (const mint of new Set([address(DEVNET_USDC_MINT), ...(options.mints ?? [])])) {
+    setAccount(mint, { lamports: rentExempt(82n), data: encodeMint(USDC_DECIMALS, 0n), owner: TOKEN_PROGRAM_ADDRESS });
+  }
 
   const port: Ledger = {
     async getLatestBlockhash() {

@@ -1,0 +1,147 @@
+/**
+ * The x84 client's protocol-fee split (PROTOCOL_FEE_TREASURY, PROTOCOL_FEE_BPS) through the whole
+ * service (buildService: embedded litesvm ledger with real SPL Token, PGlite, app.handle). Payments
+ * are laid out as x84protocol/x402 src/client.ts (commit 01a86665) builds them: SetComputeUnitLimit
+ * 40,000, SetComputeUnitPrice 500,000 µlamports, TransferChecked of amount - fee to payTo's ATA,
+ * TransferChecked of fee = floor(amount × bps / 10,000) to the treasury's ATA, a hex nonce memo.
+ * That package is not published, so the layout is rebuilt here with kit rather than imported.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Address, type Blockhash, type Instruction, generateKeyPairSigner } from "@solana/kit";
+import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { settleBody, usdcOf } from "../settlement/support/payments.ts";
+import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
+import {
+  type Actors,
+  USDC,
+  ataOf,
+  buildTransaction,
+  computeLimit,
+  computePrice,
+  memoInstruction,
+  requirementsFor,
+  transferInstruction,
+} from "../verification/support/payment-builder.ts";
+
+const AMOUNT = 1_000_000n;
+const BPS = 300;
+const FEE = (AMOUNT * BigInt(BPS)) / 10_000n; // 30,000
+const PAYEE = AMOUNT - FEE;
+
+let service: TestService;
+let ledger: EmbeddedLedger;
+let feePayer: Address;
+let treasury: Address;
+
+beforeAll(async () => {
+  treasury = (await generateKeyPairSigner()).address;
+  service = await startService({ PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: String(BPS) });
+  ledger = service.embeddedLedger as EmbeddedLedger;
+  feePayer = service.feePayers.addresses[0] as Address;
+  await ledger.setTokenAccount(treasury, USDC, { amount: 0n });
+}, 30_000);
+afterAll(() => service.dispose());
+
+async function parties(fund = AMOUNT): Promise<Actors> {
+  const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+  await ledger.setTokenAccount(payer.address, USDC, { amount: fund });
+  await ledger.setTokenAccount(payTo.address, USDC, { amount: 0n });
+  return { payer, payTo, feePayer: payer };
+}
+
+const nonce = () => memoInstruction([...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join(""));
+
+/** The x84 layout with the given transfers in place of the two. */
+async function x84Body(actors: Actors, transfers: Instruction[], extra: Record<string, unknown> = { treasury, protocolFeeBps: BPS }) {
+  const { blockhash } = await ledger.getLatestBlockhash();
+  const transaction = await buildTransaction(actors, {
+    feePayerAddress: feePayer,
+    blockhash: blockhash as Blockhash,
+    instructions: [computeLimit(40_000), computePrice(500_000n), ...transfers, nonce()],
+  });
+  return settleBody(transaction, requirementsFor(actors, { amount: AMOUNT, extra: { feePayer, ...extra } }));
+}
+
+const toPayee = (actors: Actors, amount = PAYEE) => transferInstruction(actors, { amount });
+const toTreasury = async (actors: Actors, amount = FEE) => transferInstruction(actors, { amount, destination: await ataOf(treasury) });
+
+async function expectRefused(body: Readonly<Record<string, unknown>>, reason: string): Promise<void> {
+  expect((await postJson(service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: false, invalidReason: reason });
+  expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, transaction: "", errorReason: reason });
+}
+
+describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", () => {
+  test("the x84 client's payment verifies and settles: payTo gets amount - fee, the treasury the fee, the payer pays the amount", async () => {
+    const actors = await parties();
+    const treasuryBefore = await usdcOf(ledger, treasury);
+    const body = await x84Body(actors, [await toPayee(actors), await toTreasury(actors)]);
+    expect((await postJson(service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: true, payer: actors.payer.address });
+    expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: true, payer: actors.payer.address });
+    expect(await usdcOf(ledger, actors.payTo.address)).toBe(PAYEE);
+    expect((await usdcOf(ledger, treasury)) - treasuryBefore).toBe(FEE);
+    expect(await usdcOf(ledger, actors.payer.address)).toBe(0n);
+  });
+
+  test("requirements naming another treasury, or another bps, get no split: two transfers are TRANSFER_INSTRUCTION_COUNT", async () => {
+    const actors = await parties();
+    const transfers = [await toPayee(actors), await toTreasury(actors)];
+    const otherTreasury = (await generateKeyPairSigner()).address;
+    await expectRefused(await x84Body(actors, transfers, { treasury: otherTreasury, protocolFeeBps: BPS }), "TRANSFER_INSTRUCTION_COUNT");
+    await expectRefused(await x84Body(actors, transfers, { treasury, protocolFeeBps: 299 }), "TRANSFER_INSTRUCTION_COUNT");
+    await expectRefused(await x84Body(actors, transfers, {}), "TRANSFER_INSTRUCTION_COUNT");
+  });
+
+  test("a wrong split is AMOUNT_MISMATCH: a bigger fee and a smaller payment, or the two swapped", async () => {
+    const actors = await parties();
+    await expectRefused(await x84Body(actors, [await toPayee(actors, PAYEE - 1n), await toTreasury(actors, FEE + 1n)]), "AMOUNT_MISMATCH");
+    await expectRefused(await x84Body(actors, [await toTreasury(actors), await toPayee(actors)]), "AMOUNT_MISMATCH");
+    await expectRefused(await x84Body(actors, [await toPayee(actors), await toTreasury(actors, FEE - 1n)]), "AMOUNT_MISMATCH");
+  });
+
+  test("three transfers, or the payment alone, are TRANSFER_INSTRUCTION_COUNT", async () => {
+    const actors = await parties();
+    await expectRefused(await x84Body(actors, [await toPayee(actors), await toTreasury(actors), await toTreasury(actors, 1n)]), "TRANSFER_INSTRUCTION_COUNT");
+    await expectRefused(await x84Body(actors, [await toPayee(actors, AMOUNT)]), "TRANSFER_INSTRUCTION_COUNT");
+  });
+
+  test("the fee going to payTo (or anywhere but the treasury's token account) is RECIPIENT_MISMATCH", async () => {
+    const actors = await parties();
+    await expectRefused(await x84Body(actors, [await toPayee(actors), await toPayee(actors, FEE)]), "RECIPIENT_MISMATCH");
+  });
+
+  test("a fee paid from another source is refused", async () => {
+    const actors = await parties();
+    const other = await parties();
+    const feeFromOther = await transferInstruction({ ...actors, payer: other.payer }, { amount: FEE, destination: await ataOf(treasury) });
+    const body = await x84Body(actors, [await toPayee(actors), feeFromOther]);
+    expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, transaction: "" });
+  });
+
+  test("funds are checked for the whole amount, fee included, before signing", async () => {
+    const actors = await parties(AMOUNT - 1n);
+    await expectRefused(await x84Body(actors, [await toPayee(actors), await toTreasury(actors)]), "INSUFFICIENT_FUNDS");
+  });
+});
+
+describe("protocol-fee split not configured (the default)", () => {
+  test("the x84 client's two transfers are refused: the spec allows exactly one", async () => {
+    const plain = await startService();
+    try {
+      const plainLedger = plain.embeddedLedger as EmbeddedLedger;
+      const plainFeePayer = plain.feePayers.addresses[0] as Address;
+      const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+      await plainLedger.setTokenAccount(payer.address, USDC, { amount: AMOUNT });
+      const actors = { payer, payTo, feePayer: payer };
+      const { blockhash } = await plainLedger.getLatestBlockhash();
+      const transaction = await buildTransaction(actors, {
+        feePayerAddress: plainFeePayer,
+        blockhash: blockhash as Blockhash,
+        instructions: [computeLimit(40_000), computePrice(500_000n), await toPayee(actors), await toTreasury(actors), nonce()],
+      });
+      const body = settleBody(transaction, requirementsFor(actors, { amount: AMOUNT, extra: { feePayer: plainFeePayer, treasury, protocolFeeBps: BPS } }));
+      expect((await postJson(plain.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, errorReason: "TRANSFER_INSTRUCTION_COUNT" });
+    } finally {
+      await plain.dispose();
+    }
+  });
+});
