@@ -80,12 +80,26 @@ CREATE TABLE fee_budget_windows (
 CREATE INDEX fee_budget_windows_window_idx ON fee_budget_windows (window_id);
 `;
 
+/**
+ * The `detail_uri` of each feedback entry, read once from the give_feedback transaction that created
+ * it (the account does not store it, and it never changes), so it is fetched from the RPC only once.
+ */
+const CREATE_FEEDBACK_DETAIL_URIS = `
+CREATE TABLE feedback_detail_uris (
+  address    text PRIMARY KEY,
+  detail_uri text NOT NULL,
+  signature  text NOT NULL,
+  fetched_at timestamptz NOT NULL DEFAULT now()
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
   Object.freeze({ version: 3, name: "settlement_delegation", sql: ADD_SETTLEMENT_DELEGATION }),
   Object.freeze({ version: 4, name: "payment_id_per_payer", sql: SCOPE_PAYMENT_ID_TO_PAYER }),
   Object.freeze({ version: 5, name: "fee_budget_windows", sql: CREATE_FEE_BUDGET_WINDOWS }),
+  Object.freeze({ version: 6, name: "feedback_detail_uris", sql: CREATE_FEEDBACK_DETAIL_URIS }),
 ]);
 
 /** The schema version a fully migrated database reports. */

@@ -1,0 +1,74 @@
+/**
+ * The feedback_detail_uris table (migration 6) through its SQL store, on embedded PGlite and a real
+ * PostgreSQL server (skipped with a printed reason when unreachable, required under CI=true).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Address, Signature } from "@solana/kit";
+import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
+import { createSqlFeedbackDetailUriStore } from "../../src/infrastructure/store/sql-feedback-detail-uri-store.ts";
+import { type TestDatabase, createTestDatabase, postgresGate } from "../settlement/support/postgres-gate.ts";
+import { testAddress } from "./support/registry-fixtures.ts";
+
+const SIGNATURE = "5".repeat(88) as Signature;
+
+function describeStore(name: string, open: () => Promise<OpenedStore>): void {
+  describe(`feedback detail URI store: ${name}`, () => {
+    let opened: OpenedStore;
+    beforeAll(async () => {
+      opened = await open();
+    }, 30_000);
+    afterAll(async () => {
+      await opened?.close();
+    });
+
+    test("save then find; the first URI saved for an address stays; unknown addresses are absent", async () => {
+      const store = createSqlFeedbackDetailUriStore(opened.executor);
+      const [a, b, c] = [testAddress(6, 1), testAddress(6, 2), testAddress(6, 3)];
+      expect((await store.find([a, b])).size).toBe(0);
+      await store.save({ address: a, detailUri: "https://reviews.example/1.json", signature: SIGNATURE, fetchedAtMs: 1_750_000_000_000 });
+      await store.save({ address: b, detailUri: `ipfs://Qm"quoted",{'braces'}/ünïcode ✓`, signature: SIGNATURE, fetchedAtMs: 1_750_000_000_000 });
+      await store.save({ address: a, detailUri: "https://other.example/", signature: SIGNATURE, fetchedAtMs: 1_750_000_001_000 });
+      await store.save({ address: c, detailUri: "", signature: SIGNATURE, fetchedAtMs: 1_750_000_000_000 });
+      expect(await store.find([a, b, c, testAddress(6, 4)])).toEqual(
+        new Map([
+          [a, "https://reviews.example/1.json"],
+          [b, `ipfs://Qm"quoted",{'braces'}/ünïcode ✓`],
+          [c, ""],
+        ]),
+      );
+      const [row] = await opened.executor.query("SELECT signature, fetched_at = '2025-06-15T15:06:40Z'::timestamptz AS at FROM feedback_detail_uris WHERE address = $1", [a]);
+      expect(row).toEqual({ signature: SIGNATURE, at: true });
+    });
+
+    test("lookups of more addresses than one batch find every stored one", async () => {
+      const store = createSqlFeedbackDetailUriStore(opened.executor);
+      const addresses: Address[] = Array.from({ length: 1_203 }, (_, n) => testAddress(5, n));
+      for (const n of [0, 499, 500, 1_000, 1_202]) {
+        await store.save({ address: addresses[n] as Address, detailUri: `https://r.example/${n}`, signature: SIGNATURE, fetchedAtMs: 0 });
+      }
+      const found = await store.find(addresses);
+      expect([...found.values()].sort()).toEqual(["https://r.example/0", "https://r.example/1000", "https://r.example/1202", "https://r.example/499", "https://r.example/500"]);
+    });
+  });
+}
+
+describeStore("PGlite (in memory)", () => openStore({ inMemory: true }));
+
+const gate = await postgresGate("tests/registry");
+if (gate.failInCi !== null) {
+  const reason = gate.failInCi;
+  describe("feedback detail URI store: PostgreSQL (real server)", () => {
+    test("PostgreSQL must be reachable in CI", () => {
+      throw new Error(reason);
+    });
+  });
+} else if (gate.run) {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 30_000);
+  afterAll(async () => {
+    await database?.drop();
+  });
+  describeStore("PostgreSQL (real server)", () => openStore({ databaseUrl: database.url, maxConnections: 4 }));
+}
