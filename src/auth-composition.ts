@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { createCurrentUser } from "./application/auth/current-user.ts";
+import { createOwnedAgents } from "./application/auth/owned-agents.ts";
 import { createSignIn } from "./application/auth/sign-in.ts";
 import type { AgentIndex } from "./application/ports/agent-index.ts";
 import type { Clock } from "./application/ports/clock.ts";
@@ -46,6 +47,7 @@ export async function createAuth(config: AppConfig, inputs: AuthInputs): Promise
     clock,
   });
   const store = createSqlSignInStore(inputs.executor);
+  const log = logger.child({ component: "auth" });
   return Object.freeze({
     signIn: createSignIn({
       store,
@@ -58,7 +60,7 @@ export async function createAuth(config: AppConfig, inputs: AuthInputs): Promise
     }),
     challengeRateLimit: createRateLimiter(inputs.counters, { limit: config.AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 }, clock),
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
-    currentUser: createCurrentUser({ tokens, store, index: inputs.index, logger: logger.child({ component: "auth" }) }),
+    currentUser: createCurrentUser({ tokens, store, ownedAgents: createOwnedAgents({ index: inputs.index, clock, logger: log }), logger: log }),
   });
 }
 

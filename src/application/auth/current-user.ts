@@ -1,14 +1,14 @@
 import { isAddress, type Address } from "@solana/kit";
 import type { AccessTokens } from "../ports/access-tokens.ts";
-import type { AgentIndex } from "../ports/agent-index.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SignInStore } from "../ports/sign-in-store.ts";
+import type { OwnedAgents } from "./owned-agents.ts";
 
 export type UserProfile = Readonly<{
   address: string;
   createdAt: string;
   lastSignInAt: string;
-  /** nftMints of the agents this address owns, read from the ledger at request time. */
+  /** nftMints of the agents this address owns. */
   agents: readonly string[];
 }>;
 
@@ -17,11 +17,11 @@ export type CurrentUserResult =
   | Readonly<{ ok: false; reason: "UNAUTHENTICATED"; message: string }>
   | Readonly<{ ok: false; reason: "AGENTS_UNAVAILABLE"; message: string }>;
 
-export type CurrentUserDeps = Readonly<{ tokens: AccessTokens; store: SignInStore; index: AgentIndex; logger: Logger }>;
+export type CurrentUserDeps = Readonly<{ tokens: AccessTokens; store: SignInStore; ownedAgents: OwnedAgents; logger: Logger }>;
 
 /** GET /users/me: the token's subject, its user record and the agents it owns. */
 export function createCurrentUser(deps: CurrentUserDeps): (bearerToken: string | null) => Promise<CurrentUserResult> {
-  const { tokens, store, index, logger } = deps;
+  const { tokens, store, ownedAgents, logger } = deps;
   return async (bearerToken) => {
     if (bearerToken === null) return unauthenticated("missing bearer token: Authorization: Bearer <accessToken>");
     const verified = await tokens.verify(bearerToken);
@@ -31,7 +31,7 @@ export function createCurrentUser(deps: CurrentUserDeps): (bearerToken: string |
     if (!user) return unauthenticated("access token names no known user; sign in again");
     let agents: readonly string[];
     try {
-      agents = (await index.agentsOwnedBy(verified.subject as Address)).map((record) => record.identity.nftMint);
+      agents = await ownedAgents(verified.subject as Address);
     } catch (error) {
       logger.warn("agents of a signed-in user could not be read", { error: error instanceof Error ? error.message : String(error) });
       return { ok: false, reason: "AGENTS_UNAVAILABLE", message: "the registry index is not available; retry shortly" };
