@@ -2,8 +2,8 @@
 // Inside a Worker the global scope is the worker's side of the message channel.
 const port = globalThis as unknown as Worker;
 
-port.onmessage = async (event: MessageEvent<{ url: string; seconds: number; concurrency: number }>) => {
-  const { url, seconds, concurrency } = event.data;
+port.onmessage = async (event: MessageEvent<{ url: string; seconds: number; concurrency: number; headers?: Record<string, string> }>) => {
+  const { url, seconds, concurrency, headers = {} } = event.data;
   const deadline = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   let errors = 0;
@@ -11,7 +11,7 @@ port.onmessage = async (event: MessageEvent<{ url: string; seconds: number; conc
     while (performance.now() < deadline) {
       const start = performance.now();
       try {
-        const response = await fetch(url);
+        const response = await fetch(url, { headers });
         await response.arrayBuffer();
         if (response.status !== 200) errors++;
       } catch {

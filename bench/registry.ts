@@ -7,7 +7,8 @@
  * litesvm ledger, measures the index refresh (getProgramAccounts + decode + sort + indexes),
  * then serves the registry routes with Bun.serve on a random port and loads GET /agents with
  * concurrent fetches for a bounded time per scenario. The load generator runs in a Worker so
- * it does not share the server's event loop.
+ * it does not share the server's event loop. Last, GET /users/me with a bearer token for a wallet
+ * owning 20 of the agents (JWT check, PGlite user read, owner-filtered getProgramAccounts).
  */
 import { heapStats } from "bun:jsc";
 import { Elysia } from "elysia";
@@ -21,6 +22,16 @@ import { errorLayer } from "../src/http/error-layer.ts";
 import { registryRoutes } from "../src/http/registry/registry-routes.ts";
 import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { createAgentIndex } from "../src/infrastructure/registry/ledger-agent-index.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateKeyPairSigner, getBase58Decoder, signBytes } from "@solana/kit";
+import { createAuth } from "../src/auth-composition.ts";
+import { authRoutes } from "../src/http/registry/auth-routes.ts";
+import { usersRoutes } from "../src/http/registry/users-routes.ts";
+import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
+import { openStore } from "../src/infrastructure/store/index.ts";
+import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -96,7 +107,9 @@ async function main(): Promise<void> {
   const rssIndexed = process.memoryUsage().rss;
   const heapIndexed = heapStats().heapSize;
 
-  const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
+  const signedIn = await signedInUser(ledger, index);
+  const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }))
+    .use(authRoutes(signedIn.auth)).use(usersRoutes(signedIn.auth));
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.handle(request) });
   const base = `http://127.0.0.1:${server.port}`;
 
@@ -113,9 +126,10 @@ async function main(): Promise<void> {
     ["detail", `/agents/${address(1, 1234)}`],
   ];
 
+  const authorization = { authorization: `Bearer ${await signedIn.token(base)}` };
   const rows: Record<string, string | number>[] = [];
-  for (const [name, path] of scenarios) {
-    const result = await loadInWorker(`${base}${path}`);
+  for (const [name, path, headers] of [...scenarios, ["/users/me (20 agents)", "/users/me", authorization] as const]) {
+    const result = await loadInWorker(`${base}${path}`, headers);
     rows.push({
       scenario: name,
       "req/s": Math.round(result.count / SECONDS),
@@ -125,6 +139,7 @@ async function main(): Promise<void> {
     });
   }
   await server.stop(true);
+  await signedIn.close();
 
   console.log(`\nregistry bench: ${AGENTS} agents, ${CONCURRENCY} concurrent fetches, ${SECONDS}s per scenario (Bun ${Bun.version})\n`);
   console.table(rows);
@@ -143,7 +158,7 @@ async function main(): Promise<void> {
 type LoadResult = { count: number; errors: number; latencies: number[] };
 
 /** Runs the closed-loop load generator in a Worker for SECONDS and returns its measurements. */
-function loadInWorker(url: string): Promise<LoadResult> {
+function loadInWorker(url: string, headers?: Record<string, string>): Promise<LoadResult> {
   const worker = new Worker(new URL("./registry-load-worker.ts", import.meta.url).href);
   return new Promise((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<LoadResult>) => {
@@ -155,8 +170,37 @@ function loadInWorker(url: string): Promise<LoadResult> {
       worker.terminate();
       reject(error);
     };
-    worker.postMessage({ url, seconds: SECONDS, concurrency: CONCURRENCY });
+    worker.postMessage({ url, seconds: SECONDS, concurrency: CONCURRENCY, headers });
   });
+}
+
+/** The real auth composition on in-memory PGlite, and a wallet that owns 20 seeded agents. */
+async function signedInUser(ledger: ReturnType<typeof createEmbeddedLedger>, index: ReturnType<typeof createAgentIndex>) {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-auth-"));
+  const parsed = parseAppConfig({ DATA_DIR: dataDir, AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: "100000" });
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  const store = await openStore({ inMemory: true });
+  const auth = await createAuth(parsed.config, { executor: store.executor, index, counters: createSqlWindowCounters(store.executor, "bench"), clock: systemClock, logger: silentLogger });
+  const wallet = await generateKeyPairSigner();
+  for (let n = 0; n < 20; n++) {
+    const data = new Uint8Array(AGENT_SPACE);
+    data.set(encodeAgentIdentity({ ...agent(AGENTS + n), nftMint: address(8, n), owner: wallet.address }));
+    ledger.setAccount(address(7, n), { lamports: 3_000_000n, owner: programId, data });
+  }
+  const post = async (base: string, path: string, body: unknown) =>
+    (await (await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as Record<string, string>;
+  return {
+    auth,
+    async token(base: string): Promise<string> {
+      const { message = "" } = await post(base, "/auth/challenge", { address: wallet.address });
+      const signature = getBase58Decoder().decode(await signBytes(wallet.keyPair.privateKey, new TextEncoder().encode(message)));
+      return (await post(base, "/auth/token", { address: wallet.address, message, signature }))["accessToken"] ?? "";
+    },
+    async close() {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 await main();

@@ -1,9 +1,12 @@
 /**
  * A real x402 payment against a running `npm start` (embedded ledger): funds a new payer through
  * the ledger's cheat codes, builds and signs a TransferChecked with @solana/kit, then calls
- * /supported, /verify and /settle and prints the balances before and after.
+ * /supported, /verify and /settle and prints the balances before and after. Then the merchant
+ * signs in to the registry with its wallet (Sign-In With Solana) and reads GET /users/me.
  *
- *   bun run examples/pay-on-embedded-ledger.ts [facilitatorUrl] [ledgerRpcUrl]
+ *   bun run examples/pay-on-embedded-ledger.ts [facilitatorUrl] [ledgerRpcUrl] [registryUrl]
+ *
+ * Given a facilitator URL but no registry URL, the sign-in step is skipped.
  */
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
@@ -13,15 +16,18 @@ import {
   createSolanaRpc,
   createTransactionMessage,
   generateKeyPairSigner,
+  getBase58Decoder,
   getBase64EncodedWireTransaction,
   partiallySignTransactionMessageWithSigners,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
+  signBytes,
 } from "@solana/kit";
 
 const facilitator = process.argv[2] ?? "http://127.0.0.1:4020";
 const ledgerUrl = process.argv[3] ?? "http://127.0.0.1:8899";
+const registry = process.argv[4] ?? (process.argv[2] === undefined ? "http://127.0.0.1:3000" : null);
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Address;
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const AMOUNT = 1_500_000n; // 1.5 USDC
@@ -47,8 +53,8 @@ async function usdcBalance(owner: Address): Promise<string> {
   }
 }
 
-async function post(path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${facilitator}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+async function post(path: string, body: unknown, base = facilitator): Promise<unknown> {
+  const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return response.json();
 }
 
@@ -93,3 +99,17 @@ console.log("settle:", JSON.stringify(settled));
 console.log(`payer: ${await usdcBalance(payer.address)} USDC; merchant: ${await usdcBalance(merchant.address)} USDC`);
 console.log("settle again (idempotent):", JSON.stringify(await post("/settle", body)));
 if (!settled.success) process.exit(1);
+
+// 5. The merchant signs in to the registry: sign the challenge's message with its wallet key, trade
+//    the signature for a bearer token, read its profile (agents it owns on the registry program).
+if (registry) {
+  const { message } = (await post("/auth/challenge", { address: merchant.address }, registry)) as { message: string };
+  const signature = getBase58Decoder().decode(await signBytes(merchant.keyPair.privateKey, new TextEncoder().encode(message)));
+  const token = (await post("/auth/token", { address: merchant.address, message, signature }, registry)) as { accessToken?: string };
+  if (!token.accessToken) throw new Error(`sign-in refused: ${JSON.stringify(token)}`);
+  const me = await fetch(`${registry}/users/me`, { headers: { authorization: `Bearer ${token.accessToken}` } });
+  console.log("signed in; /users/me:", me.status, JSON.stringify(await me.json()));
+  if (me.status !== 200) process.exit(1);
+} else {
+  console.log("sign-in skipped: pass the registry URL as the third argument");
+}
