@@ -29,7 +29,7 @@ beforeAll(async () => {
   const jwk = JSON.parse(readFileSync(join(service.config.DATA_DIR, "auth-jwt-key.json"), "utf8")) as JWK;
   ourKey = (await importJWK(jwk, "EdDSA")) as CryptoKey;
   ourPublicJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
-});
+}, 30_000);
 afterAll(async () => {
   await service?.dispose();
 });
@@ -165,5 +165,5 @@ describe("key rotation: AUTH_JWT_PRIVATE_KEY_FILE (PEM) plus AUTH_JWT_VERIFY_KEY
       await rotated.dispose();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });

@@ -42,7 +42,7 @@ beforeAll(async () => {
     health: { ledger: ok, store: ok, signer: ok },
     ...(auth ? { auth } : {}),
   });
-});
+}, 30_000);
 afterAll(async () => {
   await store?.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -22,7 +22,7 @@ let service: TestService;
 beforeAll(async () => {
   // app.handle has no socket, so every request shares one client address; the limit is tested below.
   service = await startService({ AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: "100000", AUTH_DOMAIN: "registry.example:8443", AUTH_URI: "https://registry.example:8443" });
-});
+}, 30_000);
 afterAll(async () => {
   await service?.dispose();
 });
@@ -253,5 +253,5 @@ describe("POST /auth/challenge is rate limited per client address (shared window
     } finally {
       await limited.dispose();
     }
-  });
+  }, 30_000);
 });
