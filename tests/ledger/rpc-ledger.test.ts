@@ -7,7 +7,7 @@ import { LedgerError, type Ledger } from "../../src/application/ports/ledger.ts"
 import type { LogFields, Logger } from "../../src/application/ports/logger.ts";
 import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
-import { redactUrl } from "../../src/infrastructure/ledger/redact-url.ts";
+import { redactUrl } from "../../src/infrastructure/logging/redact.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { describeLedgerContract } from "./ledger-contract.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeDatabaseUrl } from "../../src/infrastructure/store/index.ts";
+import { describeDatabaseUrl } from "../../src/infrastructure/logging/redact.ts";
 import { isConnectionError } from "../../src/infrastructure/store/store-errors.ts";
 
 // Pure functions; no database.

@@ -13,7 +13,7 @@ import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus, Tr
 import { LedgerError } from "../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../application/ports/logger.ts";
 import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
-import { redactUrl, scrubUrlSecrets } from "./redact-url.ts";
+import { redactUrl, scrubUrlSecrets } from "../logging/redact.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
 export type RpcLedgerOptions = Readonly<{ url: string; timeoutMs?: number; logger?: Logger }>;

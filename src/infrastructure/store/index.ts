@@ -11,4 +11,3 @@ export { createPgliteExecutor } from "./pglite-executor.ts";
 export type { PgliteExecutorOptions } from "./pglite-executor.ts";
 export type { SqlExecutor, SqlExecutorKind, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
 export { StoreUnavailableError, isConnectionError } from "./store-errors.ts";
-export { describeDatabaseUrl } from "./database-url.ts";

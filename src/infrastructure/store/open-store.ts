@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "../../application/ports/logger.ts";
 import { silentLogger } from "../../application/ports/logger.ts";
 import type { SettlementStore } from "../../application/ports/settlement-store.ts";
-import { describeDatabaseUrl } from "./database-url.ts";
+import { describeDatabaseUrl } from "../logging/redact.ts";
 import { applyMigrations, readSchemaVersion } from "./migrate.ts";
 import { createPgliteExecutor } from "./pglite-executor.ts";
 import { createPostgresExecutor } from "./postgres-executor.ts";

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import type { Logger } from "../../application/ports/logger.ts";
 import { silentLogger } from "../../application/ports/logger.ts";
-import { assertPostgresUrl, describeDatabaseUrl } from "./database-url.ts";
+import { describeDatabaseUrl } from "../logging/redact.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
 import { isConnectionError, StoreUnavailableError } from "./store-errors.ts";
 
@@ -80,5 +80,18 @@ async function withConnectionErrors<T>(target: string, work: () => Promise<T>): 
   } catch (error) {
     if (isConnectionError(error)) throw new StoreUnavailableError(target, error);
     throw error;
+  }
+}
+
+/** Rejects values that are not PostgreSQL URLs before any driver sees them. */
+function assertPostgresUrl(databaseUrl: string): void {
+  let protocol: string;
+  try {
+    protocol = new URL(databaseUrl).protocol;
+  } catch {
+    throw new Error("DATABASE_URL is not a valid URL (expected postgres://user:password@host:5432/database)");
+  }
+  if (protocol !== "postgres:" && protocol !== "postgresql:") {
+    throw new Error(`DATABASE_URL must use postgres:// or postgresql://, not ${protocol}//`);
   }
 }
