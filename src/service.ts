@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import pkg from "../package.json" with { type: "json" };
-import { type HealthProbe, type HealthProbes, pingProbe } from "./application/health.ts";
+import { FACILITATOR_READINESS, type HealthProbe, type HealthProbes, REGISTRY_READINESS, pingProbe } from "./application/health.ts";
 import type { Ledger } from "./application/ports/ledger.ts";
 import type { Logger } from "./application/ports/logger.ts";
 import type { Signer } from "./application/ports/signer.ts";
@@ -163,6 +163,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
 
   const balances = feePayerBalanceCheck(ledger, () => feePayers.addresses, BigInt(config.FEE_PAYER_MIN_BALANCE_LAMPORTS), metrics);
   const health: HealthProbes = {
+    readiness: FACILITATOR_READINESS,
     ledger: redacted(pingProbe(() => ledger.ping())),
     store: redacted(pingProbe(() => store.ping())),
     signer: async () => {
@@ -213,6 +214,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     logger,
     version: VERSION,
     health: {
+      readiness: REGISTRY_READINESS,
       // The index serves its last good model when the ledger fails, so the registry degrades instead of dying.
       ledger: redacted(async () => {
         const h = index.health();

@@ -1,11 +1,25 @@
 import { Elysia } from "elysia";
-import { type HealthProbes, checkHealth } from "../application/health.ts";
+import { type HealthProbes, checkHealth, checkReadiness } from "../application/health.ts";
 
-/** GET /health: 200 for ok and degraded, 503 when down, so orchestrators restart only a dead pod. */
+/**
+ * Three answers for three questions, on both interfaces:
+ * - GET /health/live (liveness): the process answers. It runs no probe, so an RPC or database
+ *   outage can never make Kubernetes restart every pod at once.
+ * - GET /health/ready (readiness): the dependencies this interface needs (`probes.readiness`);
+ *   503 when one of them is down, so the pod leaves the Service's endpoints until it recovers.
+ * - GET /health: every check, the spec's shape; 200 for ok and degraded, 503 when down.
+ */
 export function healthRoutes(probes: HealthProbes, version: string) {
-  return new Elysia().get("/health", async ({ set }) => {
-    const report = await checkHealth(probes, version);
-    set.status = report.status === "down" ? 503 : 200;
-    return report;
-  });
+  return new Elysia()
+    .get("/health", async ({ set }) => {
+      const report = await checkHealth(probes, version);
+      set.status = report.status === "down" ? 503 : 200;
+      return report;
+    })
+    .get("/health/live", () => ({ status: "ok" as const }))
+    .get("/health/ready", async ({ set }) => {
+      const report = await checkReadiness(probes, version);
+      set.status = report.status === "down" ? 503 : 200;
+      return report;
+    });
 }
