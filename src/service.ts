@@ -24,6 +24,7 @@ import type { AppConfig } from "./infrastructure/config/app-config.ts";
 import { type EmbeddedLedger, createEmbeddedLedger } from "./infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "./infrastructure/ledger/embedded/json-rpc-server.ts";
 import { parseLedgerPrograms } from "./infrastructure/ledger/embedded/ledger-programs.ts";
+import { seedSampleAgents } from "./infrastructure/ledger/embedded/sample-agents/seed-sample-agents.ts";
 import { createRpcLedger } from "./infrastructure/ledger/rpc-ledger.ts";
 import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
@@ -82,6 +83,13 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ? null
     : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
   const ledger: Ledger = embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger });
+
+  // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
+  if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw new ConfigurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
+  if (embeddedLedger && config.SEED_SAMPLE_AGENTS !== false) {
+    const usdcMint = (config.USDC_MINT.split(",")[0] ?? "").trim() as Address;
+    logger.info("seeded sample agents", await seedSampleAgents(embeddedLedger, { programId: config.REGISTRY_PROGRAM_ID as Address, usdcMint }));
+  }
 
   const signerConfigs = parseSignerConfigs(env, "FEE_PAYER_");
   if (!signerConfigs.ok) throw new ConfigurationError(signerConfigs.errors);

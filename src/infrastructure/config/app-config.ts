@@ -79,6 +79,11 @@ export const AppConfigSchema = Type.Object({
   /** Opt-in protocol-fee split (the x84 client's two transfers): the treasury wallet and its share. */
   PROTOCOL_FEE_TREASURY: Type.Optional(Type.String({ ...Base58Address })),
   PROTOCOL_FEE_BPS: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  /**
+   * Write the sample agents (and one payable merchant) into the embedded ledger at boot. Unset ->
+   * true with the embedded ledger, false with SOLANA_RPC_URL; true with SOLANA_RPC_URL stops the boot.
+   */
+  SEED_SAMPLE_AGENTS: Type.Optional(Type.Boolean()),
 });
 
 export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;
