@@ -12,11 +12,16 @@ import {
 import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus, TransactionEffects } from "../../application/ports/ledger.ts";
 import { LedgerError } from "../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../application/ports/logger.ts";
+import { MAX_SIGNATURES_PER_PAGE, type TransactionHistory } from "../../application/ports/transaction-history.ts";
 import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
 import { redactUrl, scrubUrlSecrets } from "../logging/redact.ts";
+import { landedTransactionOf } from "./rpc-landed-transaction.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
 export type RpcLedgerOptions = Readonly<{ url: string; timeoutMs?: number; logger?: Logger }>;
+
+/** A JSON-RPC node is a Ledger and also keeps transaction history by address. */
+export type RpcLedger = Ledger & TransactionHistory;
 
 const MAX_ACCOUNTS_PER_CALL = 100;
 const MAX_SIGNATURES_PER_CALL = 256;
@@ -126,7 +131,7 @@ function filterOf(filter: ProgramAccountFilter) {
  * failures, timeouts, 5xx and unhealthy nodes are `unavailable`; a node refusing a
  * transaction is `rejected` with its message and logs. The URL never appears unredacted.
  */
-export function createRpcLedger(options: RpcLedgerOptions): Ledger {
+export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const safeUrl = redactUrl(options.url);
   const logger = (options.logger ?? silentLogger).child({ rpc: safeUrl });
@@ -178,7 +183,7 @@ export function createRpcLedger(options: RpcLedgerOptions): Ledger {
     return out;
   }
 
-  const ledger: Ledger = {
+  const ledger: RpcLedger = {
     async getLatestBlockhash() {
       const { value } = await call("getLatestBlockhash", (abortSignal) => rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }));
       return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
@@ -269,6 +274,21 @@ export function createRpcLedger(options: RpcLedgerOptions): Ledger {
     },
     async ping() {
       await call("getHealth", (abortSignal) => rpc.getHealth().send({ abortSignal }));
+    },
+    async getSignaturesForAddress(address, page = {}) {
+      const limit = Math.min(Math.max(1, page.limit ?? MAX_SIGNATURES_PER_PAGE), MAX_SIGNATURES_PER_PAGE);
+      const entries = await call("getSignaturesForAddress", (abortSignal) =>
+        rpc
+          .getSignaturesForAddress(address, { commitment: "confirmed", limit, ...(page.before ? { before: page.before } : {}) })
+          .send({ abortSignal }),
+      );
+      return entries.map((entry) => Object.freeze({ signature: entry.signature, slot: BigInt(entry.slot), err: entry.err === null ? null : renderErr(entry.err) }));
+    },
+    async getTransaction(signature) {
+      const transaction = await call("getTransaction", (abortSignal) =>
+        rpc.getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }).send({ abortSignal }),
+      );
+      return transaction === null ? null : landedTransactionOf(transaction, renderErr);
     },
   };
   return Object.freeze(ledger);

@@ -7,6 +7,7 @@ import {
 import type { Clock } from "../../application/ports/clock.ts";
 import type { Ledger, ProgramAccountFilter } from "../../application/ports/ledger.ts";
 import type { Logger } from "../../application/ports/logger.ts";
+import type { FeedbackDetails } from "../../application/registry/feedback-detail-backfill.ts";
 import { createRefreshingSnapshot, type RefreshingSnapshot } from "../../application/registry/refreshing-snapshot.ts";
 import { buildAgentCatalog, type AgentCatalog, type AgentRecord } from "../../domain/registry/agent-catalog.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET, decodeAgentIdentity } from "../../domain/registry/agent-identity.ts";
@@ -25,6 +26,11 @@ export type AgentIndexDeps = Readonly<{
   logger: Logger;
   /** Wait after a failed refresh before retrying; default min(ttlMs, 5 s). */
   retryMs?: number;
+  /**
+   * Detail URIs of feedback entries (read from their give_feedback transactions in the background):
+   * told of every feedback refresh, asked when feedback is listed. Without it `detailUri` stays unknown.
+   */
+  feedbackDetails?: FeedbackDetails;
 }>;
 
 type ByMint<T> = ReadonlyMap<string, readonly T[]>;
@@ -36,7 +42,7 @@ type ByMint<T> = ReadonlyMap<string, readonly T[]>;
  * traffic therefore never multiplies RPC calls: at most three per TTL, whatever the load.
  */
 export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
-  const { ledger, clock, programId, ttlMs, logger } = deps;
+  const { ledger, clock, programId, ttlMs, logger, feedbackDetails } = deps;
   const retryMs = deps.retryMs ?? Math.min(ttlMs, 5_000);
   const log = logger.child({ component: "agent-index" });
 
@@ -76,9 +82,16 @@ export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
   const serviceCache = createDecodeCache(programId, decodeAgentService, (address, service): ServiceRecord => ({ address, service }));
 
   const agents = snapshot("agents", async () => buildAgentCatalog(await loadAll("agents", AGENT_IDENTITY_DISCRIMINATOR, agentCache)));
-  const feedback = snapshot("feedback", async () =>
-    groupByMint(await loadAll("feedback", FEEDBACK_ENTRY_DISCRIMINATOR, feedbackCache), (r) => r.entry.nftMint),
-  );
+  const feedback = snapshot("feedback", async () => {
+    const records = await loadAll("feedback", FEEDBACK_ENTRY_DISCRIMINATOR, feedbackCache);
+    feedbackDetails?.indexed(records);
+    return groupByMint(records, (r) => r.entry.nftMint);
+  });
+
+  function withDetailUri(record: FeedbackRecord): FeedbackRecord {
+    const detailUri = feedbackDetails?.detailUriOf(record.address);
+    return detailUri === undefined ? record : { ...record, detailUri };
+  }
   const services = snapshot("services", async () =>
     groupByMint(await loadAll("services", AGENT_SERVICE_DISCRIMINATOR, serviceCache), (r) => r.service.nftMint),
   );
@@ -92,7 +105,7 @@ export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
     getAgent: knownAgent,
     listFeedback: async (nftMint, filter) => {
       if (!(await knownAgent(nftMint))) return null;
-      return selectFeedback((await feedback.get()).get(nftMint) ?? [], filter);
+      return selectFeedback((await feedback.get()).get(nftMint) ?? [], filter).map(withDetailUri);
     },
     listServices: async (nftMint, filter) => {
       if (!(await knownAgent(nftMint))) return null;

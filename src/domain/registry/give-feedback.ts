@@ -1,0 +1,119 @@
+import {
+  fixCodecSize,
+  getBytesCodec,
+  getI64Codec,
+  getStructCodec,
+  getU8Codec,
+  type Address,
+  type ReadonlyUint8Array,
+} from "@solana/kit";
+import { getBorshStringCodec, getBytes32Codec, hasDiscriminator } from "./borsh-codecs.ts";
+
+/** `give_feedback` discriminator from the registry IDL (sha256("global:give_feedback")[0..8]; checked by a test). */
+export const GIVE_FEEDBACK_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([145, 136, 123, 3, 215, 165, 98, 41]);
+
+/** The instruction's arguments, in IDL order. Only `detailUri` is not kept in the FeedbackEntry account. */
+export type GiveFeedbackArgs = Readonly<{
+  score: number;
+  tag1: ReadonlyUint8Array;
+  tag2: ReadonlyUint8Array;
+  detailUri: string;
+  detailHash: ReadonlyUint8Array;
+  /** `[u8; 64]`: the feedback authority's ed25519 signature. */
+  feedbackAuth: ReadonlyUint8Array;
+  /** Seed of the entry's PDA; the program stores it as `created_at`. */
+  feedbackNonce: bigint;
+}>;
+
+/**
+ * Account slots of give_feedback, in IDL order. Anchor passes the program id in the slot of an
+ * absent optional account (`payment_receipt`), so the indexes never shift.
+ */
+export const GIVE_FEEDBACK_ACCOUNT_INDEX = Object.freeze({
+  reviewer: 0,
+  config: 1,
+  agent: 2,
+  nftMint: 3,
+  feedbackEntry: 4,
+  paymentReceipt: 5,
+  instructionsSysvar: 6,
+  systemProgram: 7,
+});
+
+function getGiveFeedbackArgsCodec() {
+  return getStructCodec([
+    ["score", getU8Codec()],
+    ["tag1", getBytes32Codec()],
+    ["tag2", getBytes32Codec()],
+    ["detailUri", getBorshStringCodec()],
+    ["detailHash", getBytes32Codec()],
+    ["feedbackAuth", fixCodecSize(getBytesCodec(), 64)],
+    ["feedbackNonce", getI64Codec()],
+  ]);
+}
+
+/** Discriminator, then the Borsh arguments. */
+export function encodeGiveFeedbackData(args: GiveFeedbackArgs): Uint8Array {
+  const body = getGiveFeedbackArgsCodec().encode(args);
+  const data = new Uint8Array(GIVE_FEEDBACK_DISCRIMINATOR.length + body.length);
+  data.set(GIVE_FEEDBACK_DISCRIMINATOR, 0);
+  data.set(body, GIVE_FEEDBACK_DISCRIMINATOR.length);
+  return data;
+}
+
+/**
+ * The arguments of give_feedback instruction data; null when the bytes are something else or do
+ * not decode. Trailing bytes are allowed, as Anchor's argument deserialisation allows them.
+ */
+export function decodeGiveFeedbackData(data: ReadonlyUint8Array): GiveFeedbackArgs | null {
+  if (!hasDiscriminator(data, GIVE_FEEDBACK_DISCRIMINATOR)) return null;
+  try {
+    return getGiveFeedbackArgsCodec().read(data, GIVE_FEEDBACK_DISCRIMINATOR.length)[0];
+  } catch {
+    return null;
+  }
+}
+
+/** One instruction of a landed transaction (top level or inner), accounts resolved to addresses. */
+export type LandedInstruction = Readonly<{
+  programAddress: Address;
+  accounts: readonly Address[];
+  data: ReadonlyUint8Array;
+}>;
+
+/** What a ledger says of one landed transaction: its error (null = succeeded) and every instruction. */
+export type LandedTransaction = Readonly<{
+  err: string | null;
+  instructions: readonly LandedInstruction[];
+}>;
+
+/** The entry whose creation is looked for: its PDA and the two seeds the account repeats. */
+export type FeedbackEntryRef = Readonly<{ address: Address; nftMint: Address; reviewer: Address }>;
+
+/**
+ * The give_feedback that created `entry` inside `transaction`, or null.
+ *
+ * SECURITY: anyone can put the entry's address into a transaction of their own (getSignaturesForAddress
+ * lists it) with data that looks like give_feedback, or send a real give_feedback that fails. Only a
+ * give_feedback of the registry program, in a transaction that succeeded, with the entry in its
+ * `feedback_entry` slot can have created the account: the program inits that account at the PDA of
+ * the instruction's own reviewer, mint and nonce, so such an instruction carries the entry's real
+ * arguments. Reviewer and mint slots are checked against the account as well.
+ */
+export function feedbackCreationIn(transaction: LandedTransaction, programId: Address, entry: FeedbackEntryRef): GiveFeedbackArgs | null {
+  if (transaction.err !== null) return null;
+  for (const instruction of transaction.instructions) {
+    if (instruction.programAddress !== programId) continue;
+    const { accounts } = instruction;
+    if (
+      accounts[GIVE_FEEDBACK_ACCOUNT_INDEX.feedbackEntry] !== entry.address ||
+      accounts[GIVE_FEEDBACK_ACCOUNT_INDEX.reviewer] !== entry.reviewer ||
+      accounts[GIVE_FEEDBACK_ACCOUNT_INDEX.nftMint] !== entry.nftMint
+    ) {
+      continue;
+    }
+    const args = decodeGiveFeedbackData(instruction.data);
+    if (args) return args;
+  }
+  return null;
+}
