@@ -35,6 +35,8 @@ import { createRegistryApp } from "./http/registry-app.ts";
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
 import { createAgentIndex } from "./infrastructure/registry/ledger-agent-index.ts";
+import { createFeedbackDetailBackfill } from "./application/registry/feedback-detail-backfill.ts";
+import { createSqlFeedbackDetailUriStore } from "./infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createFeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
 import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
@@ -109,12 +111,18 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
   });
 
+  // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). The
+  // embedded ledger keeps no history by address (its registry accounts come from cheat codes): "" there.
+  const feedbackDetails = config.SOLANA_RPC_URL
+    ? createFeedbackDetailBackfill({ history: createRpcLedger({ url: config.SOLANA_RPC_URL, logger }), store: createSqlFeedbackDetailUriStore(store.executor), programId: config.REGISTRY_PROGRAM_ID as Address, clock: systemClock, logger })
+    : undefined;
   const index = createAgentIndex({
     ledger,
     clock: systemClock,
     programId: config.REGISTRY_PROGRAM_ID as Address,
     ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
     logger,
+    ...(feedbackDetails ? { feedbackDetails } : {}),
   });
   const metrics = createMetrics();
   const counters = windowCounterFactory(config.REDIS_URL, store.executor);
@@ -255,6 +263,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       await feePayers.close();
       await registration.close();
       await counters.close();
+      await feedbackDetails?.stop();
       await store.close();
     },
   });
