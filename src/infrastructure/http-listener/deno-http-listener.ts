@@ -1,0 +1,61 @@
+import type { HttpListener } from "./http-listener.ts";
+import { originOf } from "./http-listener.ts";
+import { withRequestBodyLimit } from "./request-body-limit.ts";
+
+/** The part of Deno's namespace this adapter uses (the project type-checks against Bun's types). */
+type DenoServe = Readonly<{
+  serve(
+    options: Readonly<{ hostname: string; port: number; signal: AbortSignal; onListen(): void }>,
+    handler: (request: Request, info: Readonly<{ remoteAddr: Readonly<{ hostname?: string }> }>) => Response | Promise<Response>,
+  ): Readonly<{ addr: Readonly<{ port: number }>; finished: Promise<void>; shutdown(): Promise<void> }>;
+}>;
+
+/**
+ * `Deno.serve`. Deno has no `maxRequestBodySize`, so the backstop wraps the handler; it has no
+ * request counter, so the adapter keeps one. A graceful stop is `shutdown()`; a forced one
+ * aborts the server's signal, which closes every connection at once.
+ */
+export const denoHttpListener: HttpListener = Object.freeze({
+  runtime: "deno",
+  listen(options) {
+    const fetch = withRequestBodyLimit(options.fetch, options.maxRequestBodySize);
+    const abort = new AbortController();
+    let pending = 0;
+    const server = denoNamespace().serve(
+      // onListen replaces Deno's default "Listening on ..." line on stdout, which is not JSON.
+      { hostname: options.hostname, port: options.port, signal: abort.signal, onListen: () => {} },
+      async (request, info) => {
+        pending += 1;
+        try {
+          return await fetch(request, { remoteAddress: info.remoteAddr.hostname ?? null });
+        } finally {
+          pending -= 1;
+        }
+      },
+    );
+    let state: "serving" | "draining" | "stopped" = "serving";
+    return Object.freeze({
+      url: originOf(options.hostname, server.addr.port),
+      port: server.addr.port,
+      async stop(force = false) {
+        if (state === "serving") {
+          state = force ? "stopped" : "draining";
+          if (force) abort.abort();
+          else server.shutdown().catch(() => {});
+        } else if (state === "draining" && force) {
+          // Deno cannot cut connections once shutdown() has begun: aborting then throws
+          // BadResource inside the runtime, uncatchable. The caller's exit closes them.
+          return;
+        }
+        await server.finished;
+      },
+      pendingRequests: () => pending,
+    });
+  },
+});
+
+function denoNamespace(): DenoServe {
+  const deno = (globalThis as { Deno?: DenoServe }).Deno;
+  if (!deno) throw new Error("Deno.serve is not available: this process is not running on Deno");
+  return deno;
+}

@@ -1,0 +1,48 @@
+/**
+ * Serving a fetch handler on a TCP address. Bun and Deno each have their own server API
+ * (`Bun.serve`, `Deno.serve`); everything that listens goes through this type, so the same
+ * composition root runs on either. It carries no application meaning (no use case listens),
+ * which is why it lives with the adapters rather than in `application/ports`.
+ */
+
+/** The peer of one request, as the runtime reports it; null when it cannot say. */
+export type ConnectionInfo = Readonly<{ remoteAddress: string | null }>;
+
+export type FetchHandler = (request: Request, connection: ConnectionInfo) => Response | Promise<Response>;
+
+export type ListenOptions = Readonly<{
+  hostname: string;
+  /** 0 picks a free port. */
+  port: number;
+  fetch: FetchHandler;
+  /** Bodies past this are answered 413 by the listener itself, whatever the handler does. */
+  maxRequestBodySize: number;
+}>;
+
+export type ListeningServer = Readonly<{
+  /** e.g. `http://127.0.0.1:4020` (IPv6 hosts in brackets); the real port when 0 was asked for. */
+  url: string;
+  port: number;
+  /**
+   * Stops accepting connections. Without `force`, resolves once in-flight requests have been
+   * answered; with it, open connections are closed at once.
+   */
+  stop(force?: boolean): Promise<void>;
+  /** Requests received and not yet answered. */
+  pendingRequests(): number;
+}>;
+
+export type HttpListener = Readonly<{
+  runtime: "bun" | "deno";
+  /**
+   * Binds and serves, or throws synchronously. The thrown error carries the runtime's `code`
+   * (`EADDRINUSE`, `EADDRNOTAVAIL`, `EACCES`) when it has one, and names the address: callers
+   * that log it must not log it whole.
+   */
+  listen(options: ListenOptions): ListeningServer;
+}>;
+
+/** The origin a client uses to reach `hostname:port`. */
+export function originOf(hostname: string, port: number): string {
+  return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+}
