@@ -4,10 +4,15 @@
  */
 import { parseAppConfig } from "./infrastructure/config/app-config.ts";
 import { productionProblems } from "./infrastructure/config/production-guard.ts";
+import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
+import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
 import { ConfigurationError, VERSION, buildService, serveLedgerRpc } from "./service.ts";
 
-/** A backstop behind the error layer's 64 KiB cap: Bun itself refuses anything larger. */
+/**
+ * A backstop behind the error layer's 64 KiB cap: the listener itself refuses anything larger
+ * (Bun natively; the Deno adapter counts).
+ */
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 const parsed = parseAppConfig(process.env);
@@ -25,6 +30,15 @@ if (refused.length > 0) {
 }
 const logger = createJsonLogger(config.LOG_LEVEL);
 const startedAt = performance.now();
+
+// Bun.serve or Deno.serve, whichever runtime runs this process (`deno task start`, deno.json).
+let httpListener: HttpListener;
+try {
+  httpListener = runtimeHttpListener();
+} catch (error) {
+  logger.error("start-up failed", { errors: [error instanceof Error ? error.message : String(error)] });
+  process.exit(1);
+}
 
 let service: Awaited<ReturnType<typeof buildService>>;
 try {
@@ -47,7 +61,7 @@ if (embeddedLedger) {
   // SECURITY: the embedded ledger's cheat codes set any balance, so its JSON-RPC never binds
   // to HOST (the image sets 0.0.0.0): it is reachable from this machine only.
   const rpc = listen("ledgerRpc", "LOCAL_LEDGER_PORT", "127.0.0.1", config.LOCAL_LEDGER_PORT, () =>
-    serveLedgerRpc(embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger }),
+    serveLedgerRpc(embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger, listener: httpListener }),
   );
   listeners.push({ name: "ledgerRpc", stop: () => rpc.stop(), forceStop: () => void rpc.stop(), pendingRequests: () => 0 });
   urls["ledgerRpc"] = rpc.url;
@@ -55,17 +69,17 @@ if (embeddedLedger) {
 if (config.ROLE !== "registry") serveApp("facilitator", "FACILITATOR_PORT", config.FACILITATOR_PORT, service.facilitatorApp.fetch);
 if (config.ROLE !== "facilitator") serveApp("registry", "REGISTRY_PORT", config.REGISTRY_PORT, service.registryApp.fetch);
 
-function serveApp(name: string, setting: PortSetting, port: number, fetch: (request: Request) => Response | Promise<Response>): void {
-  const server = listen(name, setting, config.HOST, port, () =>
-    Bun.serve({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch }),
+function serveApp(name: string, setting: PortSetting, port: number, fetch: FetchHandler): void {
+  const server: ListeningServer = listen(name, setting, config.HOST, port, () =>
+    httpListener.listen({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch }),
   );
   listeners.push({
     name,
     stop: () => server.stop(),
     forceStop: () => void server.stop(true),
-    pendingRequests: () => server.pendingRequests,
+    pendingRequests: () => server.pendingRequests(),
   });
-  urls[name] = server.url.origin;
+  urls[name] = server.url;
 }
 
 /**
@@ -86,14 +100,15 @@ function listenFailure(error: unknown, setting: PortSetting, host: string, port:
   const code = /^E[A-Z]{2,20}$/.test(raw) ? { code: raw } : {};
   if (raw === "EACCES") return { setting, reason: "permission denied: ports below 1024 need privileges", ...code };
   // Bun also says EADDRINUSE for a hostname it cannot resolve, so the port is only blamed
-  // when the same host binds a free port.
+  // when the same host binds a free port. (Deno says EADDRNOTAVAIL, or gives no code, for a
+  // host that is not ours or not resolvable.)
   if (raw === "EADDRINUSE" && port !== 0 && canBind(host)) return { setting, reason: "port already in use", ...code };
   return { setting: "HOST", reason: "cannot bind: not an address of this machine, or not resolvable", ...code };
 }
 
 function canBind(host: string): boolean {
   try {
-    Bun.serve({ hostname: host, port: 0, fetch: () => new Response(null, { status: 503 }) }).stop(true);
+    void httpListener.listen({ hostname: host, port: 0, maxRequestBodySize: 0, fetch: () => new Response(null, { status: 503 }) }).stop(true);
     return true;
   } catch {
     return false;
@@ -158,6 +173,7 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 logger.info("ready", {
   urls,
   version: VERSION,
+  runtime: httpListener.runtime,
   role: config.ROLE,
   ledger: service.embeddedLedger ? "embedded" : "rpc",
   store: service.store.kind,
