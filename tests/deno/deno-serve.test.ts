@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { resolve } from "node:path";
 import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { DENO, ROOT, denoGate } from "./support/deno-gate.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
-const DENO = resolve(ROOT, "node_modules/.bin/deno");
+const gate = denoGate("deno serve");
 
 let rpc: { url: string; stop(): Promise<void> };
 let child: ReturnType<typeof Bun.spawn>;
@@ -22,7 +21,9 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text.split("\n")[0] ?? "";
 }
 
-describe("Deno runtime (real deno binary from npm, Deno.serve, RPC ledger over the embedded ledger, PGlite)", () => {
+if (gate.failInCi) test("the deno binary must be installed in CI", () => expect(gate.failInCi).toBeNull());
+
+describe.if(gate.run)("Deno runtime (real deno binary from npm, Deno.serve, RPC ledger over the embedded ledger, PGlite)", () => {
   beforeAll(async () => {
     rpc = serveLedgerRpc(createEmbeddedLedger(), { host: "127.0.0.1", port: 0 });
     child = Bun.spawn([DENO, "run", "--quiet", "-A", "--node-modules-dir=manual", "tests/deno/deno-facilitator-server.ts", rpc.url], {
