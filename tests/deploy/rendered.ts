@@ -1,0 +1,168 @@
+/**
+ * Typed views of what one kustomization renders: each resource checked against its Kubernetes
+ * schema with kubernetes-models, then read through the kubernetes-models interfaces, plus what a
+ * container would see at run time (the image's ENV, envFrom, env) and where its files come from.
+ */
+import { readFileSync } from "node:fs";
+import { posix } from "node:path";
+import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
+import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { type INetworkPolicy, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
+import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
+import { ConfigMap, type IConfigMap } from "kubernetes-models/v1/ConfigMap";
+import type { IContainer } from "kubernetes-models/v1/Container";
+import type { IPodSpec } from "kubernetes-models/v1/PodSpec";
+import { type ISecret, Secret } from "kubernetes-models/v1/Secret";
+import { type IService, Service } from "kubernetes-models/v1/Service";
+import { type IServiceAccount, ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
+import type { Build, Resource } from "./kustomize-subset.ts";
+
+type Validatable = { validate(): void };
+
+/**
+ * Instantiates the kubernetes-models class for the resource's apiVersion and kind and validates it
+ * (types, required fields, enums, formats). The schemas accept unknown fields, as the API server
+ * does with field validation off, so the invariants in the tests pin every field that matters.
+ */
+export async function validateAgainstSchema(resource: Resource): Promise<void> {
+  const module = (await import(`kubernetes-models/${resource.apiVersion}`)) as Record<string, unknown>;
+  const Model = module[resource.kind];
+  if (typeof Model !== "function") throw new Error(`kubernetes-models has no ${resource.apiVersion} ${resource.kind}`);
+  const model = new (Model as new (data: unknown) => Validatable & { apiVersion: string; kind: string })(resource);
+  if (model.apiVersion !== resource.apiVersion || model.kind !== resource.kind) throw new Error(`${resource.kind} became ${model.apiVersion} ${model.kind}`);
+  model.validate();
+}
+
+export type Rendered = Readonly<{
+  deployments: readonly IDeployment[];
+  autoscalers: readonly IHorizontalPodAutoscaler[];
+  networkPolicies: readonly INetworkPolicy[];
+  disruptionBudgets: readonly IPodDisruptionBudget[];
+  services: readonly IService[];
+  serviceAccounts: readonly IServiceAccount[];
+  configMaps: readonly IConfigMap[];
+  secrets: readonly ISecret[];
+}>;
+
+export function render(build: Build): Rendered {
+  const pick = <T>(is: (value: unknown) => value is T): T[] => {
+    const picked: T[] = [];
+    for (const resource of build.resources) if (is(resource)) picked.push(resource);
+    return picked;
+  };
+  return {
+    deployments: pick(Deployment.is),
+    autoscalers: pick(HorizontalPodAutoscaler.is),
+    networkPolicies: pick(NetworkPolicy.is),
+    disruptionBudgets: pick(PodDisruptionBudget.is),
+    services: pick(Service.is),
+    serviceAccounts: pick(ServiceAccount.is),
+    configMaps: pick(ConfigMap.is),
+    secrets: pick(Secret.is),
+  };
+}
+
+export const nameOf = (resource: { metadata?: { name?: string } }): string => resource.metadata?.name ?? "";
+
+export function podSpecOf(deployment: IDeployment): IPodSpec {
+  const spec = deployment.spec?.template.spec;
+  if (!spec) throw new Error(`${nameOf(deployment)}: no pod spec`);
+  return spec;
+}
+
+/** The service's own container: the one named after the Deployment. */
+export function mainContainerOf(deployment: IDeployment): IContainer {
+  const container = podSpecOf(deployment).containers.find((c) => c.name === nameOf(deployment));
+  if (!container) throw new Error(`${nameOf(deployment)}: no container named after it`);
+  return container;
+}
+
+export function allContainersOf(deployment: IDeployment): readonly IContainer[] {
+  const spec = podSpecOf(deployment);
+  return [...(spec.initContainers ?? []), ...spec.containers];
+}
+
+export function find<T extends { metadata?: { name?: string } }>(items: readonly T[], name: string, what: string): T {
+  const item = items.find((i) => nameOf(i) === name);
+  if (!item) throw new Error(`${what} ${name} is referenced but not defined`);
+  return item;
+}
+
+/** A Secret's values as the container sees them (stringData as is, data base64-decoded). */
+export function secretValues(secret: ISecret): Record<string, string> {
+  const decoded = Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString("utf8")]));
+  return { ...decoded, ...(secret.stringData ?? {}) };
+}
+
+/** The runtime stage's ENV lines of the Dockerfile: what every container starts with. */
+export function imageEnv(dockerfile: string): Record<string, string> {
+  const text = readFileSync(dockerfile, "utf8");
+  const runtime = text.slice(text.lastIndexOf("\nFROM "));
+  const env: Record<string, string> = {};
+  for (const line of runtime.split("\n")) {
+    if (!line.startsWith("ENV ")) continue;
+    for (const pair of line.slice(4).trim().split(/\s+/)) {
+      const eq = pair.indexOf("=");
+      if (eq <= 0) throw new Error(`Dockerfile: ENV "${pair}" is not KEY=value`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  return env;
+}
+
+/** The environment the process sees: image ENV, then envFrom in order, then env (Kubernetes' precedence). */
+export function effectiveEnv(container: IContainer, rendered: Rendered, image: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = { ...image };
+  for (const source of container.envFrom ?? []) {
+    if (source.prefix) throw new Error(`${container.name}: envFrom prefixes are not expected`);
+    if (source.configMapRef) Object.assign(env, find(rendered.configMaps, source.configMapRef.name ?? "", "ConfigMap").data ?? {});
+    if (source.secretRef) Object.assign(env, secretValues(find(rendered.secrets, source.secretRef.name ?? "", "Secret")));
+  }
+  for (const variable of container.env ?? []) {
+    if (variable.value === undefined) throw new Error(`${container.name}: ${variable.name} has no literal value`);
+    env[variable.name] = variable.value;
+  }
+  return env;
+}
+
+export type MountedFile = Readonly<{ mountPath: string; volume: string; kind: "secret" | "configMap" | "emptyDir" | "other"; key?: string; exists: boolean }>;
+
+/**
+ * Where a path a setting names comes from inside `container`: the volume mounted above it and,
+ * for a Secret or ConfigMap volume, whether the key the file name maps to exists. null when no
+ * mount covers the path (it would be read from the image).
+ */
+export function mountedFile(path: string, container: IContainer, spec: IPodSpec, rendered: Rendered): MountedFile | null {
+  const mounts = (container.volumeMounts ?? []).filter((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+  const mount = mounts.sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
+  if (!mount) return null;
+  const volume = (spec.volumes ?? []).find((v) => v.name === mount.name);
+  if (!volume) throw new Error(`${container.name}: volume ${mount.name} is mounted but not defined`);
+  const key = posix.relative(mount.mountPath, path);
+  if (volume.secret) {
+    if (volume.secret.items) throw new Error(`${volume.name}: items are not expected`);
+    const secret = find(rendered.secrets, volume.secret.secretName ?? "", "Secret");
+    return { mountPath: mount.mountPath, volume: volume.name, kind: "secret", key, exists: key in secretValues(secret) };
+  }
+  if (volume.configMap) {
+    const map = find(rendered.configMaps, volume.configMap.name ?? "", "ConfigMap");
+    return { mountPath: mount.mountPath, volume: volume.name, kind: "configMap", key, exists: key in (map.data ?? {}) };
+  }
+  return { mountPath: mount.mountPath, volume: volume.name, kind: volume.emptyDir ? "emptyDir" : "other", exists: true };
+}
+
+/** The preStop pause in seconds: an exec of `sleep N` or the native sleep action. */
+export function preStopSeconds(container: IContainer): number | null {
+  const preStop = container.lifecycle?.preStop;
+  if (preStop?.sleep) return preStop.sleep.seconds;
+  const command = preStop?.exec?.command;
+  if (command?.length === 2 && command[0] === "sleep" && /^[0-9]+$/.test(command[1] ?? "")) return Number(command[1]);
+  return null;
+}
+
+/** Whether a label selector's matchLabels (the only form deploy/ uses) selects these labels. */
+export function selects(matchLabels: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
+  const wanted = Object.entries(matchLabels ?? {});
+  return wanted.length > 0 && wanted.every(([key, value]) => labels?.[key] === value);
+}
