@@ -2,7 +2,7 @@ import type { Handle, Template } from "pkcs11js";
 import type { Signer } from "../../application/ports/signer.ts";
 import { addressFromPublicKey, ed25519KeyFromEcPoint } from "./ed25519-public-key.ts";
 import { CKK_EC_EDWARDS, CKM_EDDSA, pkcs11ErrorName } from "./pkcs11-constants.ts";
-import { acquirePkcs11Module, type Pkcs11Module } from "./pkcs11-module.ts";
+import { acquirePkcs11Module, type Pkcs11Module, tokenStoreHint } from "./pkcs11-module.ts";
 import { openSessionPool, type SessionPool } from "./pkcs11-session-pool.ts";
 import { resolveSecret, type SecretDeps } from "./secret-source.ts";
 import { createSignatureVerifier, type SignatureVerifier } from "./signature-verifier.ts";
@@ -20,10 +20,10 @@ const BOOT_PROBE = new TextEncoder().encode("pkcs11 signer boot probe");
  */
 export async function createPkcs11Signer(config: Pkcs11SignerConfig, deps: SecretDeps): Promise<Signer> {
   const pin = resolveSecret(config.pin, deps);
-  const module = await acquirePkcs11Module(config.modulePath, `${config.origin}PKCS11_MODULE`);
+  const module = await acquirePkcs11Module(config.modulePath, `${config.origin}PKCS11_MODULE`, deps.env);
   let pool: SessionPool | null = null;
   try {
-    const slot = findSlot(module, config);
+    const slot = findSlot(module, config, deps);
     pool = openSessionPool({ module, slot, size: config.sessions, pin, pinSetting: config.pin.setting });
     const keys = await pool.withSession(async (session) => findKeys(module, session, config));
     const address = addressFromPublicKey(keys.publicKey);
@@ -40,14 +40,26 @@ export async function createPkcs11Signer(config: Pkcs11SignerConfig, deps: Secre
   }
 }
 
-function findSlot(module: Pkcs11Module, config: Pkcs11SignerConfig): Handle {
-  const { library } = module;
-  const slots = library.C_GetSlotList(true);
-  const slot = slots.find((s) => library.C_GetTokenInfo(s).label.trim() === config.tokenLabel);
-  if (slot === undefined) {
-    throw new SignerError("KEY_NOT_FOUND", `${config.origin}PKCS11_TOKEN_LABEL: no token with this label in the module`);
+/**
+ * The slot holding the token labelled `tokenLabel`. When the module shows no initialised token
+ * at all, the label is not the problem: the module is not seeing its token store (SoftHSM2
+ * without SOFTHSM2_CONF, or with a token directory the service's user cannot read, shows only
+ * its empty "free" slot), and the error says so instead of blaming the label.
+ */
+function findSlot(module: Pkcs11Module, config: Pkcs11SignerConfig, deps: SecretDeps): Handle {
+  const { api, library } = module;
+  const setting = `${config.origin}PKCS11_TOKEN_LABEL`;
+  const tokens = library.C_GetSlotList(true).map((slot) => ({ slot, info: library.C_GetTokenInfo(slot) }));
+  const match = tokens.find((token) => token.info.label.trim() === config.tokenLabel);
+  if (match !== undefined) return match.slot;
+  const initialised = tokens.filter((token) => (token.info.flags & api.CKF_TOKEN_INITIALIZED) !== 0).length;
+  if (initialised === 0) {
+    throw new SignerError(
+      "BACKEND_UNAVAILABLE",
+      `${setting}: the PKCS#11 module shows no initialised token at all (${tokens.length} empty slot(s)), so it is not seeing its token store. ${tokenStoreHint(config.modulePath, deps.env)}`,
+    );
   }
-  return slot;
+  throw new SignerError("KEY_NOT_FOUND", `${setting}: no token with this label among the ${initialised} initialised token(s) the module shows`);
 }
 
 async function findKeys(module: Pkcs11Module, session: Handle, config: Pkcs11SignerConfig): Promise<KeyHandles> {
