@@ -3,7 +3,7 @@ import type { Logger } from "../../application/ports/logger.ts";
 import { silentLogger } from "../../application/ports/logger.ts";
 import { describeDatabaseUrl } from "../logging/redact.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
-import { isConnectionError, StoreUnavailableError } from "./store-errors.ts";
+import { isConnectionError, isConnectionRefusedByServer, StoreUnavailableError } from "./store-errors.ts";
 
 export type PostgresExecutorOptions = Readonly<{
   databaseUrl: string;
@@ -78,7 +78,7 @@ async function withConnectionErrors<T>(target: string, work: () => Promise<T>): 
   try {
     return await work();
   } catch (error) {
-    if (isConnectionError(error)) throw new StoreUnavailableError(target, error);
+    if (isConnectionError(error) || isConnectionRefusedByServer(error)) throw new StoreUnavailableError(target, error);
     throw error;
   }
 }
