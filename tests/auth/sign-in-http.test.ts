@@ -110,6 +110,24 @@ describe("sign-in happy path (real service: embedded ledger, PGlite, jose EdDSA)
   });
 });
 
+describe("browsers on another origin (bearer header, no cookies)", () => {
+  test("preflights for POST /auth/* and GET /users/me with Authorization are allowed; responses allow any origin", async () => {
+    for (const [path, method, headers] of [["/auth/challenge", "POST", "content-type"], ["/auth/token", "POST", "content-type"], ["/users/me", "GET", "authorization"]] as const) {
+      const preflight = await app().handle(
+        new Request(`http://registry.test${path}`, {
+          method: "OPTIONS",
+          headers: { origin: "https://dapp.example", "access-control-request-method": method, "access-control-request-headers": headers },
+        }),
+      );
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods")).toContain(method);
+      expect(preflight.headers.get("access-control-allow-headers")).toBe(headers);
+    }
+    const wallet = await generateKeyPairSigner();
+    expect((await post(app(), "/auth/challenge", { address: wallet.address }, { origin: "https://dapp.example" })).headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
 describe("malformed requests are 400 in the error shape, never 422", () => {
   test("/auth/challenge: a missing, non-base58 or too long address", async () => {
     for (const body of [{}, { address: "not-an-address" }, { address: "0".repeat(44) }, { address: "1".repeat(100) }, { address: 42 }, []]) {
