@@ -37,6 +37,7 @@ import {
   type RpcCall,
 } from "./support/recorded-rpc.ts";
 import { agentIdentity, feedbackEntry, hashBytes, padded, PROGRAM_ID, testAddress } from "./support/registry-fixtures.ts";
+import { startService } from "../settlement/support/service-harness.ts";
 
 const RPC_URL = "https://rpc.recorded.test/";
 const OTHER_PROGRAM = testAddress(8, 8);
@@ -297,6 +298,32 @@ describe("feedback detail URIs from give_feedback transactions (recorded RPC res
     expect(maxInFlight).toBeGreaterThanOrEqual(2);
     await r.backfill.stop();
   });
+
+  test("wired by buildService when SOLANA_RPC_URL is set: the whole service fills detailUri in the background", async () => {
+    const star = agentIdentity(4);
+    await seedAgent(star);
+    const entry = feedbackEntry(star.nftMint, 0);
+    await recordCreation(entry, await seedFeedback(entry), "https://reviews.example/wired.json", 400);
+    const service = await startService({ SOLANA_RPC_URL: RPC_URL, ROLE: "registry" });
+    try {
+      const read = async () => {
+        const response = await service.registryApp.handle(new Request(`http://registry.test/agents/${star.nftMint}/feedback`));
+        return ((await response.json()) as { detailUri: string }[]).map((f) => f.detailUri);
+      };
+      expect(await read()).toEqual([""]);
+      const deadline = Date.now() + 5_000;
+      let served = await read();
+      while (served[0] === "" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        served = await read();
+      }
+      expect(served).toEqual(["https://reviews.example/wired.json"]);
+      const [row] = await service.store.executor.query("SELECT detail_uri FROM feedback_detail_uris");
+      expect(row).toEqual({ detail_uri: "https://reviews.example/wired.json" });
+    } finally {
+      await service.dispose();
+    }
+  }, 30_000);
 
   test("a failing node ends the pass after at most `concurrency` calls; entries come back after a later refresh once it answers", async () => {
     const clock = createManualClock();
