@@ -19,6 +19,14 @@ const unlimited = Object.freeze({ allow: async () => true });
 export function createRegistryApp(deps: RegistryAppDeps) {
   return new Elysia().use(errorLayer(deps.logger))
     .use(observability(deps.logger, deps.metrics ?? createMetrics(), "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
-    .use(registerRoutes({ registration: deps.registration ?? null, rateLimit: deps.rateLimit ?? unlimited, trustForwardedFor: deps.trustForwardedFor ?? false }))
-    .use(authRoutes(deps.auth)).use(usersRoutes(deps.auth));
+    .use(
+      registerRoutes({
+        registration: deps.registration ?? null,
+        rateLimit: deps.rateLimit ?? unlimited,
+        trustForwardedFor: deps.trustForwardedFor ?? false,
+        ...(deps.clientAddressOf ? { clientAddressOf: deps.clientAddressOf } : {}),
+      }),
+    )
+    .use(authRoutes(deps.auth && deps.clientAddressOf ? { ...deps.auth, clientAddressOf: deps.clientAddressOf } : deps.auth))
+    .use(usersRoutes(deps.auth));
 }

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { isAddress, type Address } from "@solana/kit";
 import type { SignIn, SignInResult } from "../../application/auth/sign-in.ts";
+import { clientKey, noAddress } from "../client-address.ts";
 import { HttpError } from "../http-error.ts";
 
 /** Same shape as the registration rate limit, so one shared-counter limiter serves both. */
@@ -11,6 +12,8 @@ export type AuthRoutesDeps = Readonly<{
   challengeRateLimit: ChallengeRateLimit;
   /** Take the client address from X-Forwarded-For's last hop (RATE_LIMIT_TRUST_FORWARDED_FOR). */
   trustForwardedFor: boolean;
+  /** The socket peer of a request, as the listener reported it (registry-app.ts passes it). */
+  clientAddressOf?: (request: Request) => string | null;
 }>;
 
 export const ChallengeBody = t.Object({ address: t.String({ maxLength: 64, description: "wallet address (base58)" }) });
@@ -20,7 +23,6 @@ export const TokenBody = t.Object({
   signature: t.String({ maxLength: 256, description: "ed25519 signature of the message's UTF-8 bytes, base58 or base64" }),
 });
 
-type RequestIp = (request: Request) => Readonly<{ address: string }> | null;
 
 /**
  * Sign-In With Solana: POST /auth/challenge and POST /auth/token (docs/auth.md). Mount after
@@ -32,10 +34,10 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
   return plugin
     .post(
       "/auth/challenge",
-      async ({ body, request, server, set }) => {
+      async ({ body, request, set }) => {
         const address = base58Address(body.address);
         // SECURITY: every challenge stores a row until it expires; the rate per client bounds that.
-        const client = clientAddress(request, server?.requestIP as RequestIp | undefined, deps.trustForwardedFor);
+        const client = clientKey(request, deps.clientAddressOf ?? noAddress, deps.trustForwardedFor);
         if (!(await deps.challengeRateLimit.allow(client))) {
           set.headers["retry-after"] = "60";
           throw new HttpError(429, "too many sign-in challenges from this address; retry in a minute");
@@ -68,14 +70,4 @@ function base58Address(text: string): Address {
   return text;
 }
 
-// Same rule as the registration route's limit key: the socket peer, or the last X-Forwarded-For
-// hop when the operator says a proxy sets it.
-function clientAddress(request: Request, requestIp: RequestIp | undefined, trustForwardedFor: boolean): string {
-  if (trustForwardedFor) {
-    const hops = request.headers.get("x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter((hop) => hop !== "");
-    const last = hops?.at(-1);
-    if (last) return `ip:${last}`;
-  }
-  const direct = requestIp?.(request)?.address;
-  return direct ? `ip:${direct}` : "ip:unknown";
-}
+

@@ -5,6 +5,7 @@ import { type RegisterAgentDeps, registerAgent } from "../../application/registr
 import { ProtocolConfigUnavailableError } from "../../application/registry/protocol-config-source.ts";
 import { LedgerError } from "../../application/ports/ledger.ts";
 import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
+import { clientKey, noAddress } from "../client-address.ts";
 import { HttpError } from "../http-error.ts";
 import { RegisterAgentBody, type RegisterAgentView } from "./register-models.ts";
 
@@ -13,20 +14,20 @@ export type RegisterRoutesDeps = Readonly<{
   rateLimit: RateLimiter;
   /** Take the client address from X-Forwarded-For's last hop (set only behind a trusted proxy). */
   trustForwardedFor: boolean;
+  /** The socket peer of a request, as the listener reported it. */
+  clientAddressOf?: (request: Request) => string | null;
 }>;
-
-type RequestIp = (request: Request) => Readonly<{ address: string }> | null;
 
 /** POST /agents/register: 201 with the x84 SDK's RegisterAgentResponse. */
 export function registerRoutes(deps: RegisterRoutesDeps) {
   return new Elysia({ name: "registry-register" }).post(
     "/agents/register",
-    async ({ body, request, server, set }): Promise<RegisterAgentView> => {
+    async ({ body, request, set }): Promise<RegisterAgentView> => {
       if (!deps.registration) throw new HttpError(503, "registration is not configured on this service (no config authority key)");
       const tags = checkTags(body.tags ?? [], deps.registration);
       checkMetadataUri(body.metadataUri);
       // SECURITY: each accepted call costs a config-authority signature (KMS/HSM) and a fetch.
-      const client = clientAddress(request, server?.requestIP as RequestIp | undefined, deps.trustForwardedFor);
+      const client = clientKey(request, deps.clientAddressOf ?? noAddress, deps.trustForwardedFor);
       if (!(await deps.rateLimit.allow(client))) throw new HttpError(429, "too many registrations from this address; retry in a minute");
       const result = await unavailableOn503(
         registerAgent(
@@ -67,16 +68,6 @@ function checkMetadataUri(uri: string): void {
     throw new HttpError(400, "metadataUri: not a URI");
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "ipfs:") throw new HttpError(400, "metadataUri: must be an https: or ipfs: URI");
-}
-
-function clientAddress(request: Request, requestIp: RequestIp | undefined, trustForwardedFor: boolean): string {
-  if (trustForwardedFor) {
-    const hops = request.headers.get("x-forwarded-for")?.split(",").map((hop) => hop.trim()).filter((hop) => hop !== "");
-    const last = hops?.at(-1);
-    if (last) return `ip:${last}`;
-  }
-  const direct = requestIp?.(request)?.address;
-  return direct ? `ip:${direct}` : "ip:unknown";
 }
 
 /** The ledger or the config being unreachable is the service's outage, not a bad request. */
