@@ -26,11 +26,16 @@ import { serveLedgerRpc } from "./infrastructure/ledger/embedded/json-rpc-server
 import { parseLedgerPrograms } from "./infrastructure/ledger/embedded/ledger-programs.ts";
 import { seedSampleAgents } from "./infrastructure/ledger/embedded/sample-agents/seed-sample-agents.ts";
 import { createRpcLedger } from "./infrastructure/ledger/rpc-ledger.ts";
+import { instrumentLedger } from "./infrastructure/metrics/instrumented-ledger.ts";
+import { instrumentSettlement } from "./infrastructure/metrics/instrumented-settlement.ts";
+import { instrumentSigner } from "./infrastructure/metrics/instrumented-signer.ts";
+import { instrumentStore } from "./infrastructure/metrics/instrumented-store.ts";
+import { createPrometheusMetrics } from "./infrastructure/metrics/prometheus-metrics.ts";
+import { registryIndexGauges, signerHealthGauge } from "./infrastructure/metrics/service-gauges.ts";
 import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "./infrastructure/store/index.ts";
 import { createFacilitatorApp } from "./http/facilitator-app.ts";
-import { type Metrics, createMetrics } from "./http/metrics.ts";
 import { createRegistryApp } from "./http/registry-app.ts";
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
@@ -81,10 +86,16 @@ export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 export async function buildService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
   const acceptedAssets = acceptedAssetsOf(config);
   const protocolFee = protocolFeeOf(config);
+  // ── Observability (docs/observability.md) ─────────────────────────────────────────────────────
+  // One Prometheus registry for this process, served by both interfaces. The ledger, each signer,
+  // the store and the settlement service are wrapped with `instrument*` where they are built, and
+  // the gauges read at scrape time are registered at the end; src/application knows no metrics.
+  const metrics = createPrometheusMetrics({ processMetrics: true });
+  // ───────────────────────────────────────────────────────────────────────────────────────────────
   const embeddedLedger = config.SOLANA_RPC_URL
     ? null
     : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
-  const ledger: Ledger = embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger });
+  const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger }), metrics);
 
   // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
   if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw new ConfigurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
@@ -101,15 +112,18 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     signers.push(dev.signer);
     logger.info(dev.created ? "generated development fee payer" : "using development fee payer", { address: dev.signer.address });
   }
-  const feePayers = createSignerPool(signers, { clock: systemClock });
+  const feePayers = createSignerPool(signers.map((signer) => instrumentSigner(signer, metrics)), { clock: systemClock });
   if (embeddedLedger) for (const address of feePayers.addresses) await embeddedLedger.airdrop(address, DEV_FEE_PAYER_LAMPORTS);
 
-  const store = await openStore({
-    dataDir: config.DATA_DIR,
-    maxConnections: config.DATABASE_POOL_MAX,
-    logger: logger.child({ component: "store" }),
-    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
-  });
+  const store = instrumentStore(
+    await openStore({
+      dataDir: config.DATA_DIR,
+      maxConnections: config.DATABASE_POOL_MAX,
+      logger: logger.child({ component: "store" }),
+      ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+    }),
+    metrics,
+  );
 
   // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). The
   // embedded ledger keeps no history by address (its registry accounts come from cheat codes): "" there.
@@ -124,7 +138,6 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     logger,
     ...(feedbackDetails ? { feedbackDetails } : {}),
   });
-  const metrics = createMetrics();
   const counters = windowCounterFactory(config.REDIS_URL, store.executor);
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
 
@@ -196,7 +209,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       metrics.increment("x402_verifications_total", "Payments verified, by outcome", { outcome: result.ok ? "valid" : result.reason });
       return result;
     },
-    settlement: settlement && countedSettlement(settlement, metrics),
+    settlement: settlement && instrumentSettlement(settlement, metrics),
     metrics,
     apiKeys: protection.apiKeys,
     logger,
@@ -245,6 +258,10 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     },
   });
 
+  // Observability: gauges read at each scrape (docs/observability.md).
+  registryIndexGauges(metrics, () => index.health(), () => Date.now());
+  signerHealthGauge(metrics, () => feePayers.health());
+
   // Registry-only pods never settle, so recovery is left to the facilitator pods.
   const reconcile = config.ROLE === "registry" ? { stop() {} } : startReconciler(config, ledger, store, logger);
 
@@ -280,18 +297,6 @@ function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
   if (treasury === undefined && bps === undefined) return null;
   if (treasury === undefined || bps === undefined) throw new ConfigurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
   return Object.freeze({ treasury: treasury as Address, bps });
-}
-
-function countedSettlement(settlement: SettlementService, metrics: Metrics): SettlementService {
-  return Object.freeze({
-    ...settlement,
-    settle: async (request: Parameters<SettlementService["settle"]>[0]) => {
-      const result = await settlement.settle(request);
-      const outcome = result.success ? (result.extensions?.["replayed"] ? "replayed" : "settled") : (result.errorReason ?? "failed");
-      metrics.increment("x402_settlements_total", "Settlement answers, by outcome", { outcome });
-      return result;
-    },
-  });
 }
 
 /** Recovery at start-up and then periodically: open records are finished from the ledger. */

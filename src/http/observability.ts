@@ -1,12 +1,14 @@
 import { Elysia, StatusMap } from "elysia";
 import type { Logger } from "../application/ports/logger.ts";
+import { enterLogContext } from "../infrastructure/logging/log-context.ts";
 import type { Metrics } from "./metrics.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * Request ids (taken from `x-request-id` when it is sane, else generated, and echoed back),
- * request counters and latency histograms by route, and GET /metrics in Prometheus format.
+ * Request ids (taken from `x-request-id` when it is sane, else generated, and echoed back, and
+ * carried by every log line written while the request is served), request counters and latency
+ * histograms by route, and GET /metrics in Prometheus format.
  */
 export function observability(logger: Logger, metrics: Metrics, service: string) {
   const started = new WeakMap<Request, { at: number; id: string }>();
@@ -16,6 +18,8 @@ export function observability(logger: Logger, metrics: Metrics, service: string)
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       started.set(request, { at: performance.now(), id });
       set.headers["x-request-id"] = id;
+      // The rest of this request's execution (routes, use cases, the error layer) logs with its id.
+      enterLogContext({ requestId: id });
     })
     .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const start = started.get(request);
@@ -27,8 +31,8 @@ export function observability(logger: Logger, metrics: Metrics, service: string)
       metrics.observe("http_request_duration_seconds", "HTTP request latency", { service, route: labels.route }, seconds);
       logger.debug("request", { requestId: start.id, ...labels, ms: Math.round(seconds * 1000) });
     })
-    .get("/metrics", ({ set }) => {
-      set.headers["content-type"] = "text/plain; version=0.0.4";
+    .get("/metrics", async ({ set }) => {
+      set.headers["content-type"] = metrics.contentType;
       return metrics.render();
     });
 }
