@@ -268,6 +268,10 @@ describe("POST /auth/challenge is rate limited per client address (shared window
       expect((await post(limited.registryApp, "/auth/token", { address: wallet.address, message: first.message, signature }, from("198.51.100.1"))).status).toBe(200);
       const rows = await limited.store.executor.query("SELECT count(*)::int AS n FROM auth_nonces");
       expect(rows[0]?.["n"]).toBe(4);
+      // Token attempts (each a strict ed25519 check) have their own count under the same limit.
+      const attempts: number[] = [];
+      for (let i = 0; i < 3; i++) attempts.push((await post(limited.registryApp, "/auth/token", { address: wallet.address, message: first.message, signature }, from("198.51.100.1"))).status);
+      expect(attempts).toEqual([401, 401, 429]);
     } finally {
       await limited.dispose();
     }

@@ -18,6 +18,8 @@ const COMPLETE: Env = {
   DATABASE_URL: "postgres://app:hunter2@db:5432/facilitator",
   FEE_PAYER_SIGNER: "aws-kms",
   AUTH_JWT_PRIVATE_KEY_FILE: "/etc/registry/jwt-signing-key.json",
+  AUTH_DOMAIN: "registry.example.com",
+  AUTH_URI: "https://registry.example.com",
 };
 
 describe("productionProblems: NODE_ENV=production refuses the embedded defaults", () => {
@@ -27,13 +29,21 @@ describe("productionProblems: NODE_ENV=production refuses the embedded defaults"
     expect(problemsFor({ NODE_ENV: "test" })).toEqual([]);
   });
 
-  test("production with nothing set names all four settings, one problem each", () => {
+  test("production with nothing set names all five settings, one problem each", () => {
     const problems = problemsFor({ NODE_ENV: "production" });
-    expect(problems.length).toBe(4);
+    expect(problems.length).toBe(5);
     expect(problems[0]).toStartWith("SOLANA_RPC_URL:");
     expect(problems[1]).toStartWith("DATABASE_URL:");
     expect(problems[2]).toStartWith("FEE_PAYER_SIGNER or FEE_PAYER_SIGNERS_FILE:");
     expect(problems[3]).toStartWith("AUTH_JWT_PRIVATE_KEY_FILE:");
+    expect(problems[4]).toStartWith("AUTH_DOMAIN and AUTH_URI:");
+  });
+
+  test("SECURITY: a registry may not issue sign-in messages for localhost in production", () => {
+    expect(problemsFor({ ...COMPLETE, AUTH_DOMAIN: undefined }).map(name)).toEqual(["AUTH_DOMAIN and AUTH_URI"]);
+    expect(problemsFor({ ...COMPLETE, AUTH_URI: "http://127.0.0.1:3000" }).map(name)).toEqual(["AUTH_DOMAIN and AUTH_URI"]);
+    expect(problemsFor({ ...COMPLETE, AUTH_DOMAIN: "localhost.example.com" })).toEqual([]);
+    expect(problemsFor({ ...COMPLETE, AUTH_DOMAIN: undefined, AUTH_URI: undefined, ROLE: "facilitator" })).toEqual([]);
   });
 
   test("a complete production configuration passes", () => {
@@ -60,7 +70,7 @@ describe("productionProblems: NODE_ENV=production refuses the embedded defaults"
     const { FEE_PAYER_SIGNER: _, ...rest } = COMPLETE;
     expect(problemsFor({ ...rest, ROLE: "registry" })).toEqual([]);
     expect(problemsFor({ ...rest, ROLE: "facilitator" }).map(name)).toEqual(["FEE_PAYER_SIGNER or FEE_PAYER_SIGNERS_FILE"]);
-    expect(problemsFor({ NODE_ENV: "production", ROLE: "registry" }).map(name)).toEqual(["SOLANA_RPC_URL", "DATABASE_URL", "AUTH_JWT_PRIVATE_KEY_FILE"]);
+    expect(problemsFor({ NODE_ENV: "production", ROLE: "registry" }).map(name)).toEqual(["SOLANA_RPC_URL", "DATABASE_URL", "AUTH_JWT_PRIVATE_KEY_FILE", "AUTH_DOMAIN and AUTH_URI"]);
   });
 
   test("a process serving the registry needs the token-signing key; a facilitator-only one does not", () => {
@@ -84,12 +94,12 @@ describe("bun src/main.ts with NODE_ENV=production and nothing else (real child 
     });
     expect(result.exitCode).toBe(1);
     const output = result.stdout.toString() + result.stderr.toString();
-    for (const setting of ["SOLANA_RPC_URL", "DATABASE_URL", "FEE_PAYER_SIGNER", "AUTH_JWT_PRIVATE_KEY_FILE"]) expect(output).toContain(setting);
+    for (const setting of ["SOLANA_RPC_URL", "DATABASE_URL", "FEE_PAYER_SIGNER", "AUTH_JWT_PRIVATE_KEY_FILE", "AUTH_DOMAIN"]) expect(output).toContain(setting);
     const lines = output.trim().split("\n");
     expect(lines.length).toBe(1);
     const line = JSON.parse(lines[0] ?? "") as { level: string; msg: string; errors: string[] };
     expect(line.level).toBe("error");
-    expect(line.errors.length).toBe(4);
+    expect(line.errors.length).toBe(5);
     expect(output).not.toContain("ready");
   });
 });

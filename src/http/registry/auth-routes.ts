@@ -49,7 +49,13 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
     )
     .post(
       "/auth/token",
-      async ({ body, set }) => {
+      async ({ body, request, set }) => {
+        // SECURITY: each attempt costs a strict ed25519 check; counted apart from challenges, same limit.
+        const client = clientKey(request, deps.clientAddressOf ?? noAddress, deps.trustForwardedFor);
+        if (!(await deps.challengeRateLimit.allow(`token/${client}`))) {
+          set.headers["retry-after"] = "60";
+          throw new HttpError(429, "too many sign-in attempts from this address; retry in a minute");
+        }
         const result = await deps.signIn.token({ address: base58Address(body.address), message: body.message, signature: body.signature });
         if (!result.ok) throw refusal(result);
         set.headers["cache-control"] = "no-store";

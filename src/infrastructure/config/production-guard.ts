@@ -10,7 +10,8 @@ type Env = Readonly<Record<string, string | undefined>>;
  * process (ROLE=registry) signs nothing as fee payer, so it needs no fee-payer signer.
  */
 export function productionProblems(
-  config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL" | "AUTH_JWT_PRIVATE_KEY_FILE">,
+  config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL" | "AUTH_JWT_PRIVATE_KEY_FILE"> &
+    Partial<Pick<AppConfig, "AUTH_DOMAIN" | "AUTH_URI">>,
   env: Env,
 ): string[] {
   if (config.NODE_ENV !== "production") return [];
@@ -25,7 +26,13 @@ export function productionProblems(
   if (config.ROLE !== "facilitator" && !present(config.AUTH_JWT_PRIVATE_KEY_FILE)) {
     problems.push("AUTH_JWT_PRIVATE_KEY_FILE: required when NODE_ENV=production (no development token-signing key)");
   }
+  // SECURITY: sign-in messages name this domain; a wallet shows it to the user, and tokens carry the URI as
+  // issuer and audience. The development defaults would have users sign messages for "localhost".
+  if (config.ROLE !== "facilitator" && (isLocal(config.AUTH_DOMAIN) || isLocal(config.AUTH_URI))) {
+    problems.push("AUTH_DOMAIN and AUTH_URI: set them to the domain and URL users sign in to when NODE_ENV=production (the defaults name localhost)");
+  }
   return problems;
 }
 
 const present = (value: string | undefined) => value !== undefined && value.trim() !== "";
+const isLocal = (value: string | undefined) => value === undefined || /^(https?:\/\/)?(localhost|127\.0\.0\.1)([:/]|$)/i.test(value);
