@@ -3,21 +3,37 @@
  * signer, signs a test message and verifies it, so operators can check a deployment (KMS
  * permissions, HSM PIN and key label) before it takes traffic. Exit code 0 only if every
  * configured signer signed correctly. Prints addresses and kinds, never secrets.
+ *
+ * On the embedded defaults (no SOLANA_RPC_URL, not NODE_ENV=production) a role without settings
+ * uses the development key the service keeps in DATA_DIR, so that key is what gets checked:
+ * `DATA_DIR/fee-payer.json` (created by the service's first start) and, when present,
+ * `DATA_DIR/config-authority.json`. The check never creates a key.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { verifyAsync } from "@noble/ed25519";
 import { getAddressEncoder } from "@solana/kit";
 import type { Signer } from "../application/ports/signer.ts";
+import { AppConfigSchema } from "../infrastructure/config/app-config.ts";
 import { type SignerDeps, createSigner } from "../infrastructure/signers/create-signer.ts";
 import { parseSignerConfigs } from "../infrastructure/signers/parse-signer-configs.ts";
-import { ROLE_PREFIXES, type SignerConfig, type SignerRole } from "../infrastructure/signers/signer-config.ts";
+import { type LocalSignerConfig, ROLE_PREFIXES, type SignerConfig, type SignerRole } from "../infrastructure/signers/signer-config.ts";
 import { SignerError } from "../infrastructure/signers/signer-error.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Print = (line: string) => void;
 
-export async function runSignerCheck(env: Env, print: Print, deps: Partial<SignerDeps> = {}): Promise<number> {
+/** The file each role's development key lives in, under DATA_DIR (as service.ts and registration-composition.ts name them). */
+const DEV_KEY_FILES: Readonly<Record<SignerRole, string>> = Object.freeze({ "fee-payer": "fee-payer.json", "config-authority": "config-authority.json" });
+
+/** `waiting`: roles on the embedded defaults whose development key the service has not generated yet. */
+export type SignerCheckReport = Readonly<{ checked: number; failures: number; waiting: number }>;
+
+/** Checks every signer `env` configures (or the development keys standing in for them) and prints one line each. */
+export async function checkSigners(env: Env, print: Print, deps: Partial<SignerDeps> = {}): Promise<SignerCheckReport> {
   let failures = 0;
   let checked = 0;
+  let waiting = 0;
   for (const [role, prefix] of Object.entries(ROLE_PREFIXES) as [SignerRole, (typeof ROLE_PREFIXES)[SignerRole]][]) {
     const parsed = parseSignerConfigs(env, prefix, deps.readFile);
     if (!parsed.ok) {
@@ -25,18 +41,50 @@ export async function runSignerCheck(env: Env, print: Print, deps: Partial<Signe
       failures += parsed.errors.length;
       continue;
     }
-    for (const config of parsed.configs) {
+    const dev = parsed.configs.length === 0 ? developmentKey(env, role) : null;
+    if (dev?.missing) {
+      print(`${role}: no ${prefix} settings, and the development key ${dev.setting} does not exist yet (the service generates it at its first start)`);
+      waiting += 1;
+    }
+    const configs = dev ? (dev.missing ? [] : [dev.config]) : parsed.configs;
+    for (const config of configs) {
       checked += 1;
       const ok = await checkOne(config, { ...deps, env }, print);
       if (!ok) failures += 1;
     }
   }
+  return { checked, failures, waiting };
+}
+
+export async function runSignerCheck(env: Env, print: Print, deps: Partial<SignerDeps> = {}): Promise<number> {
+  const { checked, failures, waiting } = await checkSigners(env, print, deps);
   if (checked === 0 && failures === 0) {
+    // Embedded defaults before the first start: nothing is wrong, there is just no key yet.
+    if (waiting > 0) return 0;
     print("no signer configured (set FEE_PAYER_SIGNER / CONFIG_AUTHORITY_SIGNER; see docs/signers.md)");
     return 1;
   }
   print(failures === 0 ? `all ${checked} signer(s) OK` : `${failures} problem(s) found`);
   return failures === 0 ? 0 : 1;
+}
+
+/**
+ * SECURITY: development keys stand in only where the service itself would use them: the embedded
+ * ledger, outside production (the production guard refuses them there).
+ */
+function usesDevelopmentKeys(env: Env): boolean {
+  return !present(env["SOLANA_RPC_URL"]) && env["NODE_ENV"] !== "production";
+}
+
+type DevelopmentKey = Readonly<{ setting: string; missing: true }> | Readonly<{ setting: string; missing: false; config: LocalSignerConfig }>;
+
+/** The development key standing in for `role`'s missing settings, or null where the service would use none. */
+function developmentKey(env: Env, role: SignerRole): DevelopmentKey | null {
+  if (!usesDevelopmentKeys(env)) return null;
+  const setting = `DATA_DIR/${DEV_KEY_FILES[role]}`;
+  const path = join(present(env["DATA_DIR"]) ? String(env["DATA_DIR"]) : AppConfigSchema.properties.DATA_DIR.default, DEV_KEY_FILES[role]);
+  if (!existsSync(path)) return { setting, missing: true };
+  return { setting, missing: false, config: { role, kind: "local", origin: `development key ${setting}`, expectedAddress: null, key: { from: "file", path, setting } } };
 }
 
 async function checkOne(config: SignerConfig, deps: SignerDeps, print: Print): Promise<boolean> {
@@ -63,6 +111,8 @@ async function checkOne(config: SignerConfig, deps: SignerDeps, print: Print): P
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
+
+const present = (value: string | undefined) => value !== undefined && value.trim() !== "";
 
 if (import.meta.main) {
   const code = await runSignerCheck(process.env, (line) => console.log(line));
