@@ -67,7 +67,13 @@ if (embeddedLedger) {
   urls["ledgerRpc"] = rpc.url;
 }
 if (config.ROLE !== "registry") serveApp("facilitator", "FACILITATOR_PORT", config.FACILITATOR_PORT, service.facilitatorApp.fetch);
-if (config.ROLE !== "facilitator") serveApp("registry", "REGISTRY_PORT", config.REGISTRY_PORT, service.registryApp.fetch);
+if (config.ROLE !== "facilitator") {
+  // The registry limits per client address, which only the listener knows.
+  serveApp("registry", "REGISTRY_PORT", config.REGISTRY_PORT, (request, connection) => {
+    service.clientAddresses.remember(request, connection.remoteAddress);
+    return service.registryApp.fetch(request);
+  });
+}
 
 function serveApp(name: string, setting: PortSetting, port: number, fetch: FetchHandler): void {
   const server: ListeningServer = listen(name, setting, config.HOST, port, () =>

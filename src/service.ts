@@ -37,6 +37,7 @@ import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./inf
 import { type OpenedStore, openStore } from "./infrastructure/store/index.ts";
 import { createFacilitatorApp } from "./http/facilitator-app.ts";
 import { createRegistryApp } from "./http/registry-app.ts";
+import { type ClientAddresses, createClientAddresses } from "./http/client-address.ts";
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
 import { createAgentIndex } from "./infrastructure/registry/ledger-agent-index.ts";
@@ -65,6 +66,8 @@ export type Service = Readonly<{
   settlement: SettlementService | null;
   facilitatorApp: ReturnType<typeof createFacilitatorApp>;
   registryApp: ReturnType<typeof createRegistryApp>;
+  /** The listener records each request's peer here; the registry's per-client limits read it. */
+  clientAddresses: ClientAddresses;
   /** Finishes in-flight settlements (bounded), then releases every resource. */
   close(graceMs?: number): Promise<void>;
 }>;
@@ -232,7 +235,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   });
   // Sign-In With Solana and GET /users/me (docs/auth.md); nothing for a facilitator-only process.
   const auth = await createAuth(config, { executor: store.executor, index, counters: counters.counters("auth-challenge-rate", 60), clock: systemClock, logger });
+  const clientAddresses = createClientAddresses();
   const registryApp = createRegistryApp({
+    clientAddressOf: clientAddresses.of,
     metrics,
     index,
     categories,
@@ -274,6 +279,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     settlement,
     facilitatorApp,
     registryApp,
+    clientAddresses,
     close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
       reconcile.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
