@@ -77,7 +77,7 @@ USER 1000:1000
 EXPOSE 3000 4020
 # Bun itself asks the interface ROLE serves (the facilitator's port for ROLE=all); no curl in the image.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["bun", "-e", "const port = process.env.ROLE === 'registry' ? process.env.REGISTRY_PORT || '3000' : process.env.FACILITATOR_PORT || '4020'; const ok = await fetch('http://127.0.0.1:' + port + '/health').then((r) => r.ok, () => false); process.exit(ok ? 0 : 1);"]
+  CMD ["bun", "-e", "const port = process.env.ROLE === 'registry' ? process.env.REGISTRY_PORT || '3000' : process.env.FACILITATOR_PORT || '4020'; const ok = await fetch('http://127.0.0.1:' + port + '/health/live').then((r) => r.ok, () => false); process.exit(ok ? 0 : 1);"]
 # No wrapper script: Bun is PID 1 and receives SIGTERM directly, so graceful shutdown can finish
 # in-flight settlements. The tools run the same way: `docker run … bun src/tools/signer-check.ts`.
 ENTRYPOINT []

@@ -37,7 +37,7 @@ CREATE INDEX settlements_unresolved_idx ON settlements (created_at, seq)
   WHERE state IN ('pending', 'submitted');
 `;
 
-/** For Sign-In With Solana (later work); only the tables exist yet. */
+/** Users and their single-use sign-in challenges (Sign-In With Solana, docs/auth.md). */
 const CREATE_AUTH_TABLES = `
 CREATE TABLE users (
   address         text PRIMARY KEY,
