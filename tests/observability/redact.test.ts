@@ -48,6 +48,11 @@ describe("redaction rules (src/infrastructure/logging/redact.ts)", () => {
     expect(out).toContain("https://***@rpc.example/***?api-key=***");
   });
 
+  test("rule 5: a user or path named like the scheme or host is not masked, since both are shown anyway", () => {
+    const out = scrubUrlSecrets("DATABASE_URL: postgres://db.internal:5432/postgres unreachable; password s3cretPW", "postgres://postgres:s3cretPW@db.internal:5432/postgres");
+    expect(out).toBe("DATABASE_URL: postgres://db.internal:5432/postgres unreachable; password ***");
+  });
+
   test("rule 5: a malformed percent-escape in a password does not make redaction throw", () => {
     expect(() => scrubUrlSecrets("x", "postgres://u:pw%zz123@db/x")).not.toThrow();
     expect(scrubUrlSecrets("login pw%zz123 failed", "postgres://u:pw%zz123@db/x")).not.toContain("pw%zz123");

@@ -25,6 +25,11 @@ const URL_KEY_PARAM = /([?&](?:api[-_]?key|apikey|key|token|access[-_]?token|aut
 /** Rule 4: path segments this long are treated as secrets. */
 const SECRET_SEGMENT_LENGTH = 8;
 
+/** Rule 1 as a question: is a field (or a setting) of this name a secret? */
+export function isSecretName(name: string): boolean {
+  return SECRET_FIELD.test(name);
+}
+
 /** Removes credentials from free text: URL userinfo and key-like query parameters (rules 2 and 3). */
 export function redactText(text: string): string {
   return text.replace(URL_CREDENTIALS, `$1${MASK}@`).replace(URL_KEY_PARAM, `$1${MASK}`);
@@ -39,7 +44,7 @@ export function redactFields(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactFields(v, depth + 1));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELD.test(k) ? MASK : redactFields(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) out[k] = isSecretName(k) ? MASK : redactFields(v, depth + 1);
     return out;
   }
   return value;
@@ -106,8 +111,11 @@ function secretsOf(url: URL): string[] {
   const secrets = [url.username, url.password, safeDecode(url.username), safeDecode(url.password)];
   for (const value of url.searchParams.values()) secrets.push(value);
   for (const segment of url.pathname.split("/")) if (segment.length >= SECRET_SEGMENT_LENGTH) secrets.push(segment);
+  // The scheme and host appear in every redacted form, so a "secret" equal to one of them (user
+  // `postgres` on postgres://) hides nothing and would only garble the text around it.
+  const shown = new Set([url.protocol.replace(/:$/, ""), url.hostname]);
   // Longest first so a secret containing another is masked whole.
-  return [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  return [...new Set(secrets.filter((s) => s.length >= 4 && !shown.has(s)))].sort((a, b) => b.length - a.length);
 }
 
 /** A malformed percent-escape in a password must not turn redaction into a throw. */
