@@ -21,7 +21,8 @@ import { type LocalSignerConfig, ROLE_PREFIXES, type SignerConfig, type SignerRo
 import { SignerError } from "../infrastructure/signers/signer-error.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
-type Print = (line: string) => void;
+/** One line of output; `status` says whether the line reports a pass, a failure or just a fact. */
+export type Print = (line: string, status?: "ok" | "fail" | "note") => void;
 
 /** The file each role's development key lives in, under DATA_DIR (as service.ts and registration-composition.ts name them). */
 const DEV_KEY_FILES: Readonly<Record<SignerRole, string>> = Object.freeze({ "fee-payer": "fee-payer.json", "config-authority": "config-authority.json" });
@@ -37,13 +38,13 @@ export async function checkSigners(env: Env, print: Print, deps: Partial<SignerD
   for (const [role, prefix] of Object.entries(ROLE_PREFIXES) as [SignerRole, (typeof ROLE_PREFIXES)[SignerRole]][]) {
     const parsed = parseSignerConfigs(env, prefix, deps.readFile);
     if (!parsed.ok) {
-      for (const error of parsed.errors) print(`${role}: configuration error: ${error}`);
+      for (const error of parsed.errors) print(`${role}: configuration error: ${error}`, "fail");
       failures += parsed.errors.length;
       continue;
     }
     const dev = parsed.configs.length === 0 ? developmentKey(env, role) : null;
     if (dev?.missing) {
-      print(`${role}: no ${prefix} settings, and the development key ${dev.setting} does not exist yet (the service generates it at its first start)`);
+      print(`${role}: no ${prefix} settings, and the development key ${dev.setting} does not exist yet (the service generates it at its first start)`, "note");
       waiting += 1;
     }
     const configs = dev ? (dev.missing ? [] : [dev.config]) : parsed.configs;
@@ -96,12 +97,12 @@ async function checkOne(config: SignerConfig, deps: SignerDeps, print: Print): P
     const [signature] = await signer.signMessages([message]);
     const publicKey = new Uint8Array(getAddressEncoder().encode(signer.address));
     const valid = signature !== undefined && (await verifyAsync(signature, message, publicKey));
-    print(`${label} ${signer.address} ${valid ? "OK: test signature verifies" : "FAILED: test signature does not verify"}`);
+    print(`${label} ${signer.address} ${valid ? "OK: test signature verifies" : "FAILED: test signature does not verify"}`, valid ? "ok" : "fail");
     return valid;
   } catch (error) {
     // SignerError messages are written to name settings only; anything else is reduced to its type.
     const reason = error instanceof SignerError ? `${error.code}: ${error.message}` : `unexpected ${errorName(error)}`;
-    print(`${label} FAILED: ${reason}`);
+    print(`${label} FAILED: ${reason}`, "fail");
     return false;
   } finally {
     await signer?.close?.();

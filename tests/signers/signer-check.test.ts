@@ -71,7 +71,8 @@ describe("signer:check (real local and mock AWS KMS endpoint, real SDK)", () => 
   });
 
   test("with nothing configured against a real RPC, or in production, it says so and exits non-zero", async () => {
-    for (const env of [{ SOLANA_RPC_URL: "https://rpc.example" }, { NODE_ENV: "production", DATA_DIR: devDataDir }]) {
+    const settings: Record<string, string>[] = [{ SOLANA_RPC_URL: "https://rpc.example" }, { NODE_ENV: "production", DATA_DIR: devDataDir }];
+    for (const env of settings) {
       const { code, output } = await check(env);
       expect(code).toBe(1);
       expect(output).toContain("no signer configured");
