@@ -1,0 +1,133 @@
+// config:check as operators run it: a real child process of `bun src/tools/config-check.ts` with
+// only the environment given, one line per check and the exit code as the verdict. Real PGlite,
+// and real PostgreSQL and Redis when they are there (skipped with the reason otherwise).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { getBase58Decoder } from "@solana/kit";
+import { loadOrCreateDevKeypair } from "../../src/infrastructure/signers/dev-keypair.ts";
+import { LATEST_SCHEMA_VERSION, openStore } from "../../src/infrastructure/store/index.ts";
+import { redisGate, TEST_REDIS_URL } from "../counters/redis-gate.ts";
+import { createTestDatabase, postgresGate } from "../settlement/support/postgres-gate.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const TOOL = resolve(ROOT, "src/tools/config-check.ts");
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "config-check-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function configCheck(env: Record<string, string>): Promise<{ code: number | null; lines: string[]; output: string }> {
+  const child = Bun.spawn([process.execPath, TOOL], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  const output = stdout + stderr;
+  return { code, lines: stdout.trim().split("\n"), output };
+}
+
+describe("config:check (real child process)", () => {
+  test("good embedded configuration on a fresh machine: exit 0, one ok line per check", async () => {
+    const { code, lines } = await configCheck({ DATA_DIR: dataDir() });
+    expect(code).toBe(0);
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^(ok  |note) [A-Za-z_ -]+: /);
+    for (const subject of ["settings", "SOLANA_RPC_URL", "DATABASE_URL", "REDIS_URL"]) expect(lines.some((l) => l.startsWith(`ok   ${subject}: `))).toBe(true);
+    expect(lines.at(-1)).toBe("config:check: everything checked is OK");
+  });
+
+  test("good embedded configuration after a start: the development keys sign, the embedded database is on the current schema", async () => {
+    const dir = dataDir();
+    const feePayer = (await loadOrCreateDevKeypair(join(dir, "fee-payer.json"))).signer.address;
+    const store = await openStore({ dataDir: dir });
+    await store.close();
+    const { code, lines } = await configCheck({ DATA_DIR: dir });
+    expect(code).toBe(0);
+    expect(lines).toContain(`ok   signer: fee-payer local (development key DATA_DIR/fee-payer.json) ${feePayer} OK: test signature verifies`);
+    expect(lines).toContain(`ok   DATABASE_URL: unset: embedded PGlite in DATA_DIR/pglite; schema v${LATEST_SCHEMA_VERSION} (current)`);
+  }, 30_000);
+
+  test("a bad setting: exit 1, the line names the variable and never its value", async () => {
+    const { code, lines, output } = await configCheck({ DATA_DIR: dataDir(), REGISTRY_PORT: "abc", SOLANA_RPC_URL: "ftp://user:pw-in-url@rpc.example" });
+    expect(code).toBe(1);
+    expect(lines).toContain("FAIL settings: REGISTRY_PORT: expected integer");
+    expect(lines.some((l) => l.startsWith("FAIL settings: SOLANA_RPC_URL: "))).toBe(true);
+    expect(output).not.toContain("pw-in-url");
+    expect(output).not.toContain("abc");
+  });
+
+  test("settings that only fail together or in production: each named", async () => {
+    const allowlist = await configCheck({ DATA_DIR: dataDir(), PAYTO_POLICY: "allowlist" });
+    expect(allowlist.code).toBe(1);
+    expect(allowlist.lines).toContain("FAIL PAYTO_ALLOWLIST_FILE: required by PAYTO_POLICY=allowlist");
+    const production = await configCheck({ DATA_DIR: dataDir(), NODE_ENV: "production" });
+    expect(production.code).toBe(1);
+    for (const name of ["SOLANA_RPC_URL", "DATABASE_URL", "FEE_PAYER_SIGNER", "AUTH_JWT_PRIVATE_KEY_FILE"]) {
+      expect(production.lines.some((l) => l.startsWith(`FAIL production guard: ${name}`))).toBe(true);
+    }
+  });
+
+  test("an unreachable DATABASE_URL: exit 1, names DATABASE_URL, and no credential of any URL or key is printed", async () => {
+    const privateKey = getBase58Decoder().decode(Uint8Array.from({ length: 32 }, (_, i) => i + 40));
+    const { code, lines, output } = await configCheck({
+      DATA_DIR: dataDir(),
+      DATABASE_URL: "postgres://settler:Sup3rSecretPw@127.0.0.1:1/settle?password=AlsoSecret9",
+      REDIS_URL: "redis://:RedisSecret77@127.0.0.1:2",
+      SOLANA_RPC_URL: "http://rpcuser:RpcSecret55@127.0.0.1:3/ApiKeyInPath123?api-key=QueryKey44",
+      FEE_PAYER_PRIVATE_KEY: privateKey,
+    });
+    expect(code).toBe(1);
+    const database = lines.find((l) => l.startsWith("FAIL DATABASE_URL: "));
+    expect(database).toContain("postgres://127.0.0.1:1/settle");
+    expect(database).toContain("ECONNREFUSED");
+    expect(lines.some((l) => l.startsWith("FAIL REDIS_URL: "))).toBe(true);
+    expect(lines.some((l) => l.startsWith("FAIL SOLANA_RPC_URL: "))).toBe(true);
+    expect(lines.some((l) => l.startsWith("ok   signer: fee-payer local (FEE_PAYER_) "))).toBe(true);
+    for (const secret of ["Sup3rSecretPw", "AlsoSecret9", "RedisSecret77", "RpcSecret55", "ApiKeyInPath123", "QueryKey44", "settler", "rpcuser", privateKey]) {
+      expect(output).not.toContain(secret);
+    }
+  });
+
+  test("npm run config:check runs this file", () => {
+    const scripts = (JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts["config:check"]).toBe("bun run src/tools/config-check.ts");
+  });
+});
+
+const postgresOk = await postgresGate("config-check");
+const redisOk = await redisGate("config-check");
+
+describe("config:check against real PostgreSQL and Redis", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
+  beforeAll(async () => {
+    if (postgresOk.run) database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  test.skipIf(!postgresOk.run && !postgresOk.failInCi)("a reachable database: its schema version, migrated or not", async () => {
+    if (postgresOk.failInCi) throw new Error(postgresOk.failInCi);
+    if (!database) throw new Error("no test database");
+    const empty = await configCheck({ DATA_DIR: dataDir(), DATABASE_URL: database.url });
+    expect(empty.code).toBe(0);
+    expect(empty.lines.find((l) => l.startsWith("ok   DATABASE_URL: "))).toContain(`empty database: the service creates schema v${LATEST_SCHEMA_VERSION} at start`);
+    const store = await openStore({ databaseUrl: database.url, maxConnections: 1 });
+    await store.close();
+    const migrated = await configCheck({ DATA_DIR: dataDir(), DATABASE_URL: database.url });
+    expect(migrated.lines.find((l) => l.startsWith("ok   DATABASE_URL: "))).toContain(`schema v${LATEST_SCHEMA_VERSION} (current)`);
+  }, 30_000);
+
+  test.skipIf(!redisOk.run && !redisOk.failInCi)("a reachable Redis answers PING", async () => {
+    if (redisOk.failInCi) throw new Error(redisOk.failInCi);
+    const { code, lines } = await configCheck({ DATA_DIR: dataDir(), REDIS_URL: TEST_REDIS_URL });
+    expect(code).toBe(0);
+    expect(lines.find((l) => l.startsWith("ok   REDIS_URL: "))).toContain("answers PING");
+  });
+});
