@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, parseAllDocuments } from "yaml";
 import { fundedPayment } from "../settlement/support/payments.ts";
 import { metricNamesIn } from "./support/promql.ts";
 import { type ObservedService, json, sampleNames, startObservedService } from "./support/observed-service.ts";
@@ -125,6 +125,24 @@ describe("deploy/observability: the dashboard and the alert rules query only exp
     const queried = new Set(rules.flatMap((r) => metricNamesIn(r.expr)));
     const exposed = sampleNames(exposition);
     expect([...queried].filter((name) => !exposed.has(name))).toEqual([]);
+  });
+
+  test("podmonitor.yaml scrapes /metrics on the named port both Deployments' pods expose", () => {
+    const monitor = parseYaml(readFileSync(resolve(DEPLOY, "podmonitor.yaml"), "utf8")) as {
+      kind: string;
+      spec: { selector: { matchExpressions: { key: string; values: string[] }[] }; podMetricsEndpoints: { port: string; path: string }[] };
+    };
+    expect(monitor.kind).toBe("PodMonitor");
+    const [endpoint] = monitor.spec.podMetricsEndpoints;
+    expect(endpoint).toMatchObject({ port: "http", path: "/metrics" });
+    const apps = monitor.spec.selector.matchExpressions.find((e) => e.key === "app")?.values ?? [];
+    for (const app of ["facilitator", "registry"]) {
+      expect(apps).toContain(app);
+      const documents = parseAllDocuments(readFileSync(resolve(DEPLOY, `../base/${app}.yaml`), "utf8")).map((d) => d.toJS() as Record<string, unknown>);
+      const deployment = documents.find((d) => d["kind"] === "Deployment") as { spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports?: { name: string }[] }[] } } } };
+      expect(deployment.spec.template.metadata.labels["app"]).toBe(app);
+      expect(deployment.spec.template.spec.containers.flatMap((c) => c.ports ?? []).map((port) => port.name)).toContain(endpoint?.port ?? "");
+    }
   });
 
   test("the name extraction sees through PromQL (guards against a check that finds nothing)", () => {
