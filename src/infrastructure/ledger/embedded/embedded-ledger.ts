@@ -8,8 +8,10 @@ import { silentLogger, type Logger } from "../../../application/ports/logger.ts"
 import { tokenBalanceChanges } from "../../../domain/modes/token-balance-changes.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../../domain/networks.ts";
 import { transactionErrorCodeOf } from "../transaction-error-code.ts";
-import { matchesFilters, readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
+import { readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
 import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
+import { rawLiteSvm } from "./litesvm-raw.ts";
+import { createProgramAccountMirror } from "./program-account-mirror.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
 import { decodeTokenAccount, encodeMint, encodeTokenAccount, associatedTokenAddress, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
 import { renderTransactionError } from "./transaction-error.ts";
@@ -145,12 +147,14 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     svm.setClock(new SysvarClock(slot, sysvar.epochStartTimestamp, slot / SLOTS_PER_EPOCH, sysvar.leaderScheduleEpoch, slots.unixTimestamp()));
   }
 
+  const programAccounts = createProgramAccountMirror(rawLiteSvm(svm));
   const executor = createTransactionExecutor({
     svm,
     slots,
     syncClock,
     logger,
     historyCapacity: options.historyCapacity ?? 100_000,
+    landed: programAccounts.transactionLanded,
   });
 
   function setAccount(target: Address, update: AccountUpdate): void {
@@ -165,6 +169,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
       data,
     });
     if (update.rentEpoch !== undefined) rentEpochs.set(target, update.rentEpoch);
+    programAccounts.written(target);
   }
 
   function rentExempt(size: bigint): bigint {
@@ -271,12 +276,8 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     getBlockHeight: async () => slots.currentSlot(),
     getAccount: async (target) => readAccount(svm, target),
     getMultipleAccounts: async (targets) => targets.map((t) => readAccount(svm, t)),
-    async getProgramAccounts(program, filters = []) {
-      return svm
-        .getProgramAccounts(program)
-        .filter((a) => matchesFilters(a.data, filters))
-        .map((a) => Object.freeze({ address: a.address, owner: a.programAddress, lamports: BigInt(a.lamports), data: new Uint8Array(a.data), executable: a.executable }));
-    },
+    // Answered from a JS-side copy, filtered before anything is copied out (see program-account-mirror.ts).
+    getProgramAccounts: (program, filters = []) => programAccounts.read(program, filters),
     async simulateTransaction(wire, simulateOptions) {
       const result = executor.simulate(wire, { sigVerify: simulateOptions?.sigVerify ?? false });
       if (!result.ok) return { ok: false, error: result.refusal.message, logs: [] };

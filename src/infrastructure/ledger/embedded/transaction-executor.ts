@@ -80,6 +80,11 @@ export type ExecutorDeps = Readonly<{
   syncClock(): void;
   logger: Logger;
   historyCapacity: number;
+  /**
+   * Told of every landed transaction (succeeded or failed with its fee charged): its static account
+   * keys, or null when it also loaded accounts from lookup tables (then any account may have changed).
+   */
+  landed?: (keys: readonly Uint8Array[] | null) => void;
 }>;
 
 function refusal(kind: Refusal["kind"], message: string, err: TransactionErrorJson | null = null, logs: readonly string[] = [], unitsConsumed = 0n): Refusal {
@@ -103,6 +108,10 @@ function withBlockhash(checked: CheckedTransaction, blockhash: string): Uint8Arr
 /** litesvm's wrapper refuses (throws) before reaching Rust when a signature slot is empty and sigverify is on. */
 function fullySigned(checked: CheckedTransaction): boolean {
   return Object.values(checked.transaction.signatures).every((signature) => !!signature);
+}
+
+function loadsFromLookupTables(checked: CheckedTransaction): boolean {
+  return "addressTableLookups" in checked.message && (checked.message.addressTableLookups?.length ?? 0) > 0;
 }
 
 /** A landed transaction; token balances are decoded from the raw snapshots on first read. */
@@ -203,6 +212,7 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     // never lands; litesvm keeps only landed transactions in its own history.
     if (failed && raw.getTransaction(Uint8Array.from(signatureBytes)) === null) return;
     const meta = failed ? failed.meta() : (result as TransactionMetadata);
+    deps.landed?.(loadsFromLookupTables(checked) ? null : checked.accountKeys);
     const after = snapshotBalances(raw, checked.accountKeys);
     const err = failed ? transactionErrorJson(failed) : null;
     const slot = slots.currentSlot();
