@@ -13,10 +13,11 @@ const newAddress = async () => (await generateKeyPairSigner()).address;
 /** What litesvm itself holds for these addresses, in the snapshot shape, for those `program` owns. */
 function native(ledger: EmbeddedLedger, program: Address, addresses: readonly Address[]) {
   return addresses
-    .map((a) => ledger.readAccount(a))
-    .filter((a) => a !== null && a.owner === program)
-    .map((a) => ({ address: a?.address, lamports: a?.lamports, data: a?.data }))
-    .sort((x, y) => String(x.address).localeCompare(String(y.address)));
+    .flatMap((address) => {
+      const account = ledger.readAccount(address);
+      return account && account.owner === program ? [{ address, lamports: account.lamports, data: account.data }] : [];
+    })
+    .sort((x, y) => x.address.localeCompare(y.address));
 }
 
 async function listed(ledger: EmbeddedLedger, program: Address, filters: Parameters<EmbeddedLedger["getProgramAccounts"]>[1] = []) {
