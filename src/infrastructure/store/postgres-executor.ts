@@ -64,8 +64,12 @@ function queryableOver(
   guard: <T>(work: () => Promise<T>) => Promise<T>,
 ): SqlQueryable {
   return Object.freeze({
+    // Prepared once per connection: `unsafe` does not prepare by default, and an unprepared query
+    // with parameters costs two round trips (Parse/Describe, then Bind/Execute) and a parse and
+    // plan on the server every time. Every statement text here is a constant, so the cache of
+    // prepared statements per connection stays small.
     query: (text: string, params: readonly SqlParam[] = []) =>
-      guard(async (): Promise<readonly SqlRow[]> => [...(await client.unsafe(text, [...params]))]),
+      guard(async (): Promise<readonly SqlRow[]> => [...(await client.unsafe(text, [...params], { prepare: true }))]),
     exec: (script: string) =>
       guard(async () => {
         // The simple protocol is what allows several statements in one round trip.
