@@ -3,6 +3,7 @@ import type { WindowCounters } from "../../src/application/ports/window-counters
 import { createFeeBudget } from "../../src/application/settlement/fee-budget.ts";
 import { createRedisWindowCounters } from "../../src/infrastructure/counters/redis-window-counters.ts";
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
+import type { SqlQueryable } from "../../src/infrastructure/store/sql-executor.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
 import { postgresGate, createTestDatabase, type TestDatabase } from "../settlement/support/postgres-gate.ts";
 import { TEST_REDIS_URL, redisGate } from "./redis-gate.ts";
@@ -52,6 +53,15 @@ function describeWindowCountersContract(name: string, open: () => Promise<Backen
       expect(await backend.counters.add(9, [a], 0n)).toEqual([2_000n]);
     });
 
+    test("concurrent adds to one counter each get the total they would have got one after another", async () => {
+      const a = scope();
+      const counters = backend.second ? [backend.counters, backend.second] : [backend.counters];
+      const totals = await Promise.all(Array.from({ length: 50 }, (_, i) => counters[i % counters.length]!.add(11, [a, `${a}:b`], 10n)));
+      // Every running total from 10 to 500 exactly once, and both scopes of one call move together.
+      expect(totals.map(([total]) => total).sort((x, y) => (x < y ? -1 : 1))).toEqual(Array.from({ length: 50 }, (_, i) => BigInt(10 * (i + 1))));
+      for (const [first, second] of totals) expect(second).toBe(first!);
+    });
+
     test("the fee budget over these counters never lets concurrent reservations pass a limit together", async () => {
       const clock = { now: () => 1_700_000_000_000 };
       const limits = { perPayerLamports: 50_000n, perFeePayerLamports: 1_000_000n, windowSeconds: 3600 };
@@ -93,6 +103,38 @@ function describeWindowCountersContract(name: string, open: () => Promise<Backen
     });
   });
 }
+
+/** The executor's statements, counted. */
+function counting(db: SqlQueryable): SqlQueryable & { statements(): number } {
+  let statements = 0;
+  return Object.freeze({
+    query: (text: string, params?: Parameters<SqlQueryable["query"]>[1]) => {
+      statements += 1;
+      return db.query(text, params);
+    },
+    exec: (script: string) => db.exec(script),
+    statements: () => statements,
+  });
+}
+
+describe("window counters in the database: group commit", () => {
+  test("200 concurrent adds from one process are one statement (plus the window prune), with exact totals", async () => {
+    const store = await openStore({ inMemory: true });
+    try {
+      const db = counting(store.executor);
+      const counters = createSqlWindowCounters(db);
+      const totals = await Promise.all(Array.from({ length: 200 }, (_, i) => counters.add(5, ["shared", `own-${i}`], 1n)));
+      expect(db.statements()).toBe(2);
+      expect(new Set(totals.map(([shared]) => shared)).size).toBe(200);
+      expect(totals.every(([, own]) => own === 1n)).toBe(true);
+      await Promise.all(Array.from({ length: 50 }, (_, i) => counters.subtract(5, ["shared", `own-${i}`], 1n)));
+      expect(db.statements()).toBe(3);
+      expect(await counters.add(5, ["shared"], 0n)).toEqual([150n]);
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describeWindowCountersContract("PGlite (real, in memory)", async () => {
   const store = await openStore({ inMemory: true });

@@ -1,51 +1,102 @@
 import type { WindowCounters } from "../../application/ports/window-counters.ts";
+import { createBatcher } from "../../application/settlement/batcher.ts";
+import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
-// Rows are inserted in scope order, so two statements never lock the same rows in opposite
-// orders (no deadlock between a payer's and a fee payer's counters).
+// One row per (scope, window) of the whole batch, inserted in scope order, so two statements
+// never lock the same rows in opposite orders (no deadlock between a payer's and a fee payer's
+// counters, nor between two replicas' batches).
 const ADD = `
   INSERT INTO fee_budget_windows AS w (scope, window_id, spent)
-  SELECT scope, $1::bigint, $2::numeric FROM unnest($3::text[]) AS scope ORDER BY scope
+  SELECT scope, window_id, spent FROM unnest($1::text[], $2::bigint[], $3::numeric[]) AS t(scope, window_id, spent)
+   ORDER BY scope, window_id
   ON CONFLICT (scope, window_id) DO UPDATE SET spent = w.spent + EXCLUDED.spent
-  RETURNING scope, spent::text AS spent`;
+  RETURNING scope, window_id::text AS window_id, spent::text AS spent`;
 
 const SUBTRACT = `
-  UPDATE fee_budget_windows SET spent = GREATEST(spent - $2::numeric, 0)
-   WHERE window_id = $1::bigint AND scope = ANY($3::text[])`;
+  UPDATE fee_budget_windows AS w SET spent = GREATEST(w.spent - t.amount, 0)
+    FROM unnest($1::text[], $2::bigint[], $3::numeric[]) AS t(scope, window_id, amount)
+   WHERE w.scope = t.scope AND w.window_id = t.window_id`;
 
 // Windows older than the previous one are never read again. Only this namespace's rows: window
 // numbers of counters with other window lengths are not comparable.
 const PRUNE = `DELETE FROM fee_budget_windows WHERE starts_with(scope, $2) AND window_id < $1::bigint`;
 
+const MAX_CALLS_PER_STATEMENT = 500;
+
+type Change = Readonly<{ window: number; scopes: readonly string[]; amount: bigint }>;
+
 /**
- * Window counters in the settlement database: one statement per add, shared by replicas.
- * `namespace` keeps counters with different window lengths (fee budgets per hour, rate limits
- * per minute) apart in the one table.
+ * Window counters in the settlement database, shared by replicas. Concurrent calls are grouped
+ * (batcher.ts): one statement adds a whole batch, one subtracts one. `namespace` keeps counters
+ * with different window lengths (fee budgets per hour, rate limits per minute) apart in the one
+ * table.
+ *
+ * SECURITY: a batch is exactly as strict as its calls made one after the other. The statement
+ * adds each counter's batch total at once (row-locked, on the latest committed value) and
+ * returns the new total T; the call at position i gets T - (the batch's total for that counter)
+ * + (the amounts of calls 0..i on it): the total it would have seen had the calls run alone, in
+ * batch order, with nobody in between. The fee budget's add-then-compare stays exact.
  */
 export function createSqlWindowCounters(db: SqlQueryable, namespace = "fee-budget"): WindowCounters {
   const prefix = `${namespace}/`;
-  const qualified = (scopes: readonly string[]) => scopes.map((scope) => prefix + scope);
   let prunedBefore = -1;
-  return Object.freeze({
-    async add(window: number, scopes: readonly string[], amount: bigint): Promise<readonly bigint[]> {
-      if (window - 1 > prunedBefore) {
-        prunedBefore = window - 1;
-        await db.query(PRUNE, [String(prunedBefore), prefix]);
+
+  async function addMany(changes: readonly Change[]): Promise<readonly (readonly bigint[])[]> {
+    const newest = Math.max(...changes.map((c) => c.window));
+    if (newest - 1 > prunedBefore) {
+      prunedBefore = newest - 1;
+      await db.query(PRUNE, [String(prunedBefore), prefix]);
+    }
+    const sums = sumPerCounter(changes, prefix);
+    const rows = await retryDeadlock(() => db.query(ADD, counterParams(sums)));
+    const totals = new Map(rows.map((row) => [counterKey(String(row["scope"]), Number(row["window_id"])), BigInt(String(row["spent"]))]));
+    // Before the batch: the new total minus everything this batch added to that counter.
+    const running = new Map([...sums].map(([key, sum]) => [key, (totals.get(key) ?? sum.amount) - sum.amount]));
+    return changes.map((change) => {
+      const mine = new Map<string, bigint>();
+      for (const scope of new Set(change.scopes)) {
+        const key = counterKey(prefix + scope, change.window);
+        const total = (running.get(key) ?? 0n) + change.amount;
+        running.set(key, total);
+        mine.set(scope, total);
       }
-      const rows = await db.query(ADD, [String(window), amount.toString(), toTextArray(qualified(scopes))]);
-      const totals = new Map(rows.map((row) => [String(row["scope"]), BigInt(String(row["spent"]))]));
-      return scopes.map((scope) => totals.get(prefix + scope) ?? 0n);
-    },
-    async subtract(window: number, scopes: readonly string[], amount: bigint): Promise<void> {
-      await db.query(SUBTRACT, [String(window), amount.toString(), toTextArray(qualified(scopes))]);
-    },
+      return change.scopes.map((scope) => mine.get(scope) ?? 0n);
+    });
+  }
+
+  async function subtractMany(changes: readonly Change[]): Promise<readonly void[]> {
+    await retryDeadlock(() => db.query(SUBTRACT, counterParams(sumPerCounter(changes, prefix))));
+    return changes.map(() => undefined);
+  }
+
+  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
+  const subtract = createBatcher(subtractMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
+  return Object.freeze({
+    add: (window: number, scopes: readonly string[], amount: bigint) => add({ window, scopes, amount }),
+    subtract: (window: number, scopes: readonly string[], amount: bigint) => subtract({ window, scopes, amount }),
   });
 }
 
-/**
- * A PostgreSQL array literal. Both drivers take it for `$n::text[]`; scopes are addresses with a
- * prefix, but quoting keeps any text safe.
- */
-function toTextArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`;
+type CounterSum = { readonly scope: string; readonly window: number; amount: bigint };
+
+const counterKey = (scope: string, window: number) => `${window}\u0000${scope}`;
+
+/** The batch's total per (scope, window): one statement may touch each row only once. */
+function sumPerCounter(changes: readonly Change[], prefix: string): Map<string, CounterSum> {
+  const sums = new Map<string, CounterSum>();
+  for (const change of changes) {
+    for (const scope of new Set(change.scopes)) {
+      const key = counterKey(prefix + scope, change.window);
+      const sum = sums.get(key);
+      if (sum) sum.amount += change.amount;
+      else sums.set(key, { scope: prefix + scope, window: change.window, amount: change.amount });
+    }
+  }
+  return sums;
+}
+
+function counterParams(sums: ReadonlyMap<string, CounterSum>): string[] {
+  const list = [...sums.values()];
+  return [arrayLiteral(list.map((s) => s.scope)), arrayLiteral(list.map((s) => String(s.window))), arrayLiteral(list.map((s) => s.amount.toString()))];
 }
