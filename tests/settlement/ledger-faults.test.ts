@@ -57,7 +57,7 @@ describe("ledger faults during /settle (embedded ledger over JSON-RPC behind a f
     expect(await paidTo()).toBe(DEFAULT_AMOUNT);
   });
 
-  test("RPC goes down at submission: answer says it will be reconciled, record stays submitted; reconciliation resends the same bytes once and settles", async () => {
+  test("RPC goes down at submission: answer says it will be reconciled, record stays pending (possibly sent); reconciliation resends the same bytes once and settles", async () => {
     rig.proxy.setRule(async (call, forward) => {
       if (call.method !== "sendTransaction") return forward();
       await rig.proxy.goDown();
@@ -70,7 +70,7 @@ describe("ledger faults during /settle (embedded ledger over JSON-RPC behind a f
     expect(reply.body["errorReason"]).toBe("SETTLEMENT_FAILED");
     expect(String(reply.body["errorMessage"])).toContain("will be reconciled");
     const open = await recordOf();
-    expect(open?.state).toBe("submitted");
+    expect(open?.state).toBe("pending");
     expect(rig.proxy.forwarded("sendTransaction")).toBe(0);
     expect(await paidTo()).toBe(0n);
 
@@ -193,7 +193,7 @@ describe("ledger faults during /settle (embedded ledger over JSON-RPC behind a f
     expect(await paidTo()).toBe(0n);
   });
 
-  test("confirmation reads keep failing: bounded wait, answer says it will be reconciled, record stays submitted, one send", async () => {
+  test("confirmation reads keep failing: bounded wait, answer says it will be reconciled, record stays pending, one send", async () => {
     rig.proxy.setRule(async (call, forward) => (call.method === "getSignatureStatuses" ? httpError(503) : forward()));
 
     const reply = await settle();
@@ -201,7 +201,7 @@ describe("ledger faults during /settle (embedded ledger over JSON-RPC behind a f
     expect(reply.body["success"]).toBe(false);
     expect(reply.body["errorReason"]).toBe("SETTLEMENT_FAILED");
     expect(String(reply.body["errorMessage"])).toContain("will be reconciled");
-    expect((await recordOf())?.state).toBe("submitted");
+    expect((await recordOf())?.state).toBe("pending");
     expect(rig.proxy.forwarded("sendTransaction")).toBe(1);
 
     rig.proxy.setRule(null);

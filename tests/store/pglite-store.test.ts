@@ -41,14 +41,13 @@ describe("PGlite specifics (real PGlite)", () => {
     const d = draft({ amount: 18_446_744_073_709_551_615n });
     const first = await openStore({ dataDir });
     await first.settlements.claim(d);
-    await first.settlements.markSubmitted(d.key, d.signature);
     await first.close();
 
     const second = await openStore({ dataDir });
     try {
       const stored = await second.settlements.get(d.key);
       expect(stored === null ? null : draftPart(stored)).toEqual(d);
-      expect(stored?.state).toBe("submitted");
+      expect(stored?.state).toBe("pending");
       expect((await second.settlements.listUnresolved(10)).map((r) => r.key)).toEqual([d.key]);
     } finally {
       await second.close();

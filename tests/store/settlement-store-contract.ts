@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SettlementStore } from "../../src/application/ports/settlement-store.ts";
 import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
-import { applyMigrations, LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/infrastructure/store/index.ts";
+import { applyMigrations, createSqlSettlementStore, LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/infrastructure/store/index.ts";
+import type { SqlExecutor, SqlParam } from "../../src/infrastructure/store/index.ts";
 import { draft, draftPart, uniqueId } from "./settlement-fixtures.ts";
 
 export type StoreHarness = Readonly<{
@@ -213,14 +214,11 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect(outcomes).toEqual(["claimed", "claimed", "over-budget"]);
     });
 
-    test("pending -> submitted -> settled; finish never overwrites a final state", async () => {
+    test("pending -> settled; finish never overwrites a final state; a legacy `submitted` record finishes like a pending one", async () => {
       const settled = draft();
       await store().claim(settled);
-      await store().markSubmitted(settled.key, settled.signature);
-      expect((await store().get(settled.key))?.state).toBe("submitted");
-      await store().finish(settled.key, settled.signature, { state: "settled" });
-      await store().finish(settled.key, settled.signature, { state: "failed", error: "late failure" });
-      await store().markSubmitted(settled.key, settled.signature);
+      expect(await store().finish(settled.key, settled.signature, { state: "settled" })).toBe(true);
+      expect(await store().finish(settled.key, settled.signature, { state: "failed", error: "late failure" })).toBe(false);
       const afterSettled = await store().get(settled.key);
       expect(afterSettled?.state).toBe("settled");
       expect(afterSettled?.error).toBeNull();
@@ -233,9 +231,17 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       const afterFailed = await store().get(failed.key);
       expect(afterFailed?.state).toBe("failed");
       expect(afterFailed?.error).toBe("first error");
+
+      // Written by a release that still recorded sends.
+      const legacy = draft();
+      await store().claim(legacy);
+      await primary.executor.query("UPDATE settlements SET state = 'submitted' WHERE key = $1", [legacy.key]);
+      expect((await store().get(legacy.key))?.state).toBe("submitted");
+      expect(await store().finish(legacy.key, legacy.signature, { state: "settled" })).toBe(true);
+      expect((await store().get(legacy.key))?.state).toBe("settled");
     });
 
-    test("listUnresolved returns pending and submitted records, oldest first, within the limit", async () => {
+    test("listUnresolved returns pending (and legacy submitted) records, oldest first, within the limit", async () => {
       // Keys sort differently from insertion order, so ordering by key would fail.
       const tag = uniqueId();
       const a = draft({ key: `z-${tag}` });
@@ -244,7 +250,7 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       const e = draft({ key: `b-${tag}` });
       for (const d of [a, b, c, e]) await store().claim(d);
       await store().finish(b.key, b.signature, { state: "settled" });
-      await store().markSubmitted(c.key, c.signature);
+      await primary.executor.query("UPDATE settlements SET state = 'submitted' WHERE key = $1", [c.key]);
       await store().finish(e.key, e.signature, { state: "failed", error: "x" });
 
       const unresolved = await store().listUnresolved(1000);
@@ -257,6 +263,73 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       }
       expect(await store().listUnresolved(1)).toHaveLength(1);
       expect(await store().listUnresolved(0)).toHaveLength(0);
+    });
+
+    test("group commit: 100 concurrent claims, then their finishes and lookups, each take one statement per batch", async () => {
+      const db = countingExecutor(primary.executor);
+      const batched = createSqlSettlementStore(db);
+      const drafts = Array.from({ length: 100 }, () => draft());
+      const claims = await Promise.all(drafts.map((d) => batched.claim(d)));
+      expect(claims.every((c) => c.outcome === "claimed")).toBe(true);
+      expect(db.statements()).toBe(1);
+      expect(await Promise.all(drafts.map((d) => batched.finish(d.key, d.signature, { state: "settled" })))).toEqual(drafts.map(() => true));
+      expect(db.statements()).toBe(2);
+      const found = await Promise.all(drafts.map((d, i) => (i % 2 === 0 ? batched.findExisting(d.key, null) : batched.findExisting(uniqueId(), { payer: d.payer, paymentId: d.paymentId ?? "" }))));
+      expect(found.map((r) => r?.key)).toEqual(drafts.map((d) => d.key));
+      expect(found.every((r) => r?.state === "settled")).toBe(true);
+      expect(db.statements()).toBe(3);
+    });
+
+    test("one batch holding two claims of one key and two of one paymentId: exactly one of each is claimed", async () => {
+      const key = uniqueId("k");
+      const paymentId = uniqueId("p");
+      const results = await Promise.all([
+        store().claim(draft({ key, payer: "first-of-key" })),
+        store().claim(draft({ key, payer: "second-of-key" })),
+        store().claim(draft({ paymentId })),
+        store().claim(draft({ paymentId })),
+      ]);
+      expect(results.map((r) => r.outcome).sort()).toEqual(["claimed", "claimed", "exists", "exists"]);
+      expect(results[0]?.record.payer).toBe(results[1]?.record.payer ?? "");
+      expect(results[2]?.record.key).toBe(results[3]?.record.key ?? "");
+    });
+
+    test("one batch finishing one key twice: exactly one finish takes it", async () => {
+      const d = draft();
+      await store().claim(d);
+      const finished = await Promise.all([
+        store().finish(d.key, d.signature, { state: "settled" }),
+        store().finish(d.key, d.signature, { state: "failed", error: "late" }),
+      ]);
+      expect(finished.filter(Boolean)).toHaveLength(1);
+      expect((await store().get(d.key))?.state).toBe(finished[0] ? "settled" : "failed");
+    });
+
+    test("findExisting: the record holding the key, else the one holding the payer's paymentId, else null", async () => {
+      const holder = draft();
+      await store().claim(holder);
+      expect((await store().findExisting(holder.key, null))?.key).toBe(holder.key);
+      expect((await store().findExisting(uniqueId(), { payer: holder.payer, paymentId: holder.paymentId ?? "" }))?.key).toBe(holder.key);
+      expect(await store().findExisting(uniqueId(), { payer: "AnotherPayer11111111111111111111111111111111", paymentId: holder.paymentId ?? "" })).toBeNull();
+      expect(await store().findExisting(uniqueId(), null)).toBeNull();
+    });
+
+    test("a batch statement that fails fails every call in it, and the next batch goes on", async () => {
+      let failNext = true;
+      const flaky: SqlExecutor = Object.freeze({
+        ...primary.executor,
+        query: (text: string, params?: readonly SqlParam[]) => {
+          if (failNext) {
+            failNext = false;
+            return Promise.reject(new Error("connection lost"));
+          }
+          return primary.executor.query(text, params);
+        },
+      });
+      const batched = createSqlSettlementStore(flaky);
+      const first = await Promise.allSettled([batched.claim(draft()), batched.claim(draft())]);
+      expect(first.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+      expect((await batched.claim(draft())).outcome).toBe("claimed");
     });
 
     test("drafts outside the column ranges are rejected before reaching the database", async () => {
@@ -301,5 +374,18 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect(rerun.applied).toEqual([]);
       expect(rerun.version).toBe(LATEST_SCHEMA_VERSION);
     });
+  });
+}
+
+/** The executor, with its statements counted (one statement is one round trip). */
+function countingExecutor(executor: SqlExecutor): SqlExecutor & { statements(): number } {
+  let statements = 0;
+  return Object.freeze({
+    ...executor,
+    query: (text: string, params?: readonly SqlParam[]) => {
+      statements += 1;
+      return executor.query(text, params);
+    },
+    statements: () => statements,
   });
 }

@@ -1,6 +1,20 @@
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 
+/**
+ * `pending`: claimed, our signature and the signed bytes stored, possibly sent. `settled` and
+ * `failed` are final. `submitted` is only found in records written before sends stopped being
+ * recorded (it meant "sent"; recovery treats it exactly like `pending`).
+ */
 export type SettlementState = "pending" | "submitted" | "settled" | "failed";
+
+/**
+ * The store could not be reached, refused the connection or lost it mid-statement. A write that
+ * failed this way may or may not have committed; callers answer accordingly and leave the rest
+ * to recovery. The PostgreSQL adapter's StoreUnavailableError is one.
+ */
+export class StoreUnavailable extends Error {
+  override readonly name: string = "StoreUnavailable";
+}
 
 /** What a settlement claim writes before anything reaches the ledger. */
 export type SettlementDraft = Readonly<{
@@ -52,10 +66,17 @@ export type SpendingBudget = Readonly<{
 
 export type BudgetedClaimResult = ClaimResult | Readonly<{ outcome: "over-budget"; spent: bigint; uses: bigint }>;
 
+/** A paymentId with its payer: paymentIds are scoped to their payer. */
+export type PayerPaymentId = Readonly<{ payer: string; paymentId: string }>;
+
 /**
  * Durable settlement records. `claim` is atomic: of any number of concurrent claims for
  * one key or paymentId, across processes sharing the database, exactly one gets `claimed`.
  * A record in state `failed` may be claimed again (a retry); that claim replaces its draft.
+ *
+ * Implementations may group concurrent calls into one statement (the SQL store does: one
+ * multi-row statement per batch of claims, of finishes and of lookups); each call still gets
+ * its own answer with the semantics below.
  */
 export type SettlementStore = Readonly<{
   claim(draft: SettlementDraft): Promise<ClaimResult>;
@@ -66,19 +87,20 @@ export type SettlementStore = Readonly<{
    */
   claimWithinBudget(draft: SettlementDraft, budget: SpendingBudget): Promise<BudgetedClaimResult>;
   /**
-   * Both writes name the attempt by its signature: a retry of a failed record replaces the
-   * signature, so a late write about an earlier attempt (a slow reconciler, a stale request)
-   * can never touch the new one.
-   */
-  markSubmitted(key: string, signature: string): Promise<void>;
-  /**
-   * Moves a pending or submitted record with this signature to a final state. Returns false,
-   * changing nothing, when the record is already final or holds another attempt.
+   * Moves a pending (or legacy submitted) record with this signature to a final state. Returns
+   * false, changing nothing, when the record is already final or holds another attempt: the
+   * signature names the attempt, because a retry of a failed record replaces it, so a late write
+   * about an earlier attempt (a slow reconciler, a stale request) can never touch the new one.
    */
   finish(key: string, signature: string, outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>): Promise<boolean>;
   get(key: string): Promise<SettlementRecord | null>;
+  /**
+   * What a claim of this key and paymentId would meet: the record holding the key, else the one
+   * holding the paymentId, else null. One lookup, for the idempotency check before signing.
+   */
+  findExisting(key: string, paymentId: PayerPaymentId | null): Promise<SettlementRecord | null>;
   /** paymentIds are scoped to their payer: two payers may use the same id. */
   findByPaymentId(payer: string, paymentId: string): Promise<SettlementRecord | null>;
-  /** Records still pending or submitted, oldest first, for crash recovery. */
+  /** Records still open (pending, or legacy submitted), oldest first, for recovery. */
   listUnresolved(limit: number): Promise<readonly SettlementRecord[]>;
 }>;

@@ -6,13 +6,17 @@ import type { SettlementRecord, SettlementStore } from "../ports/settlement-stor
 export type ReconcileReport = Readonly<{ examined: number; settled: number; failed: number; resent: number; open: number }>;
 
 /**
- * Finishes records a crash (or a lost RPC answer) left `pending` or `submitted`. The signature
- * was stored before submission, so the ledger alone says what happened:
+ * Finishes records a crash, a lost RPC answer or a store outage left open. An open record is
+ * `pending` (or `submitted`, written by earlier releases) and always POSSIBLY SENT: the claim
+ * stores our signature and the signed bytes before the send, and nothing records the send
+ * itself. The ledger alone says what happened:
  * - it landed: settled, or failed with the on-chain error;
  * - it did not land and its blockhash expired: failed, it can never land now;
  * - it did not land yet: the stored bytes are sent again (same signature, so never a second
- *   transfer) and the record stays open for the next pass.
- * Safe to run from every replica at once: `finish` never overwrites a final state.
+ *   transfer; a claim whose send never happened is sent now) and the record stays open for the
+ *   next pass.
+ * Safe to run from every replica at once: `finish` never overwrites a final state. The finishes
+ * and resends of one pass run together, so the store groups the finishes into one statement.
  */
 export async function reconcileSettlements(
   deps: Readonly<{ ledger: Ledger; store: SettlementStore; logger: Logger }>,
@@ -24,23 +28,26 @@ export async function reconcileSettlements(
   // two reads is then seen landed, never taken for expired.
   const height = await deps.ledger.getBlockHeight();
   const statuses = await deps.ledger.getSignatureStatuses(open.map((r) => r.signature as Signature));
-  const report = { examined: open.length, settled: 0, failed: 0, resent: 0, open: 0 };
-  for (const [index, record] of open.entries()) {
-    const status = statuses[index] ?? null;
-    if (status && status.err === null && status.confirmationStatus !== "processed") {
-      await deps.store.finish(record.key, record.signature, { state: "settled" });
-      report.settled++;
-    } else if (status && status.err !== null) {
-      await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status.err}` });
-      report.failed++;
-    } else if (!status && isExpired(record, height)) {
-      await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
-      report.failed++;
-    } else {
-      if (!status && (await resend(deps, record))) report.resent++;
-      report.open++;
-    }
-  }
+  const outcomes = await Promise.all(
+    open.map(async (record, index): Promise<keyof Omit<ReconcileReport, "examined" | "open"> | "open"> => {
+      const status = statuses[index] ?? null;
+      if (status && status.err === null && status.confirmationStatus !== "processed") {
+        await deps.store.finish(record.key, record.signature, { state: "settled" });
+        return "settled";
+      }
+      if (status && status.err !== null) {
+        await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status.err}` });
+        return "failed";
+      }
+      if (!status && isExpired(record, height)) {
+        await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+        return "failed";
+      }
+      return !status && (await resend(deps, record)) ? "resent" : "open";
+    }),
+  );
+  const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+  const report = { examined: open.length, settled: count("settled"), failed: count("failed"), resent: count("resent"), open: count("resent") + count("open") };
   if (report.settled + report.failed > 0) deps.logger.info("reconciled settlements", report);
   return report;
 }

@@ -1,12 +1,19 @@
+import { answerFromPrevious, awaitExisting, payerPaymentIdOf } from "./previous-settlement.ts";
 import type { SettleResponse } from "./settle-response.ts";
 import { describePaymentId, settleFailure, settleResultOf } from "./settle-response.ts";
-import { type RecordCandidate, type SettleTransactionDeps, awaitExisting, draftOf } from "./settle-transaction.ts";
+import { type RecordCandidate, type SettleTransactionDeps, draftOf } from "./settle-transaction.ts";
 
 /**
  * Atomic and attestation modes: nothing is signed or sent, the verified on-chain payment is
  * recorded once. A second record of the same paymentId is a replay of the first.
  */
 export async function recordSettlement(deps: SettleTransactionDeps, candidate: RecordCandidate): Promise<SettleResponse> {
+  const previous = await deps.store.findExisting(candidate.key, payerPaymentIdOf(candidate));
+  if (previous) {
+    const answer = await answerFromPrevious(deps, previous, candidate);
+    if (answer) return answer;
+    // A failed record may be recorded again: fall through to a new claim.
+  }
   const claim = await deps.store.claim(draftOf(candidate, deps.network, { signature: candidate.txSignature, wireTransaction: null, lastValidBlockHeight: null }));
   if (claim.outcome === "exists") {
     if (claim.record.key !== candidate.key) {

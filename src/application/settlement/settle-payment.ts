@@ -1,12 +1,13 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import { LedgerError } from "../ports/ledger.ts";
-import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { SettlementRecord } from "../ports/settlement-store.ts";
 import { createBatchedConfirmer } from "./batched-confirmation.ts";
 import { createBlockhashWindowReader } from "./blockhash-window.ts";
+import { termsConflict } from "./previous-settlement.ts";
 import { recordSettlement } from "./record-settlement.ts";
-import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
-import { type SettleTransactionDeps, type SettlementCandidate, awaitExisting, settleTransaction } from "./settle-transaction.ts";
+import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
+import { type SettleTransactionDeps, type SettlementCandidate, settleTransaction } from "./settle-transaction.ts";
 
 /** Verification as settlement needs it: the static rules, no simulation (preflight does that). */
 export type VerifyForSettlement = (
@@ -23,8 +24,9 @@ export type SettlementService = Readonly<{
 
 /**
  * The spec's settle order: verify, idempotency check, then co-sign/submit/confirm/persist.
- * Duplicates inside one process share the winner's promise; duplicates across processes meet
- * at the store's unique claim and wait for the stored result. Nothing is submitted twice.
+ * Duplicates inside one process share the winner's promise; duplicates across processes find
+ * the record before signing, or meet at the store's unique claim, and wait for the stored
+ * result. Nothing is submitted twice.
  */
 export function createSettlementService(
   deps: SettleTransactionDeps &
@@ -89,15 +91,8 @@ export function createSettlementService(
     }
   }
 
-  async function settleCandidate(candidate: SettlementCandidate): Promise<SettleResponse> {
-    const previous = await findPrevious(deps.store, candidate);
-    if (previous) {
-      const conflict = paymentIdConflict(previous, candidate);
-      if (conflict) return settleFailure(deps.network, "ALREADY_SETTLED", conflict, candidate.payer);
-      if (previous.state === "settled") return settleResultOf(previous, true);
-      if (previous.state !== "failed") return awaitExisting(steps, previous, candidate);
-      // A failed settlement may be retried with the same transaction: fall through to a new claim.
-    }
+  /** Each path starts with the idempotency check: the record holding this key or paymentId. */
+  function settleCandidate(candidate: SettlementCandidate): Promise<SettleResponse> {
     return candidate.kind === "record" ? recordSettlement(steps, candidate) : settleTransaction(steps, candidate);
   }
 
@@ -119,31 +114,6 @@ export function createSettlementService(
       while (running.size > 0) await Promise.allSettled([...running.values()].map((r) => r.execution));
     },
   });
-}
-
-async function findPrevious(store: SettlementStore, candidate: SettlementCandidate): Promise<SettlementRecord | null> {
-  return (await store.get(candidate.key)) ?? (candidate.paymentId ? await store.findByPaymentId(candidate.payer, candidate.paymentId) : null);
-}
-
-/**
- * SECURITY: a paymentId names one payment. Reusing it with a different transaction must not
- * return the earlier payment's success (a client could otherwise pass off someone else's
- * settled payment as its own).
- */
-function paymentIdConflict(previous: SettlementRecord, candidate: SettlementCandidate): string | null {
-  // A failed payment moved nothing: its paymentId may be reused, its transaction retried.
-  if (previous.state === "failed") return null;
-  if (previous.key !== candidate.key) return `${describePaymentId(candidate.paymentId)} was already used for another transaction`;
-  if (previous.paymentId !== candidate.paymentId) return "this payment was already settled or is settling under another paymentId";
-  if (termsConflict(previous, candidate)) return `${describePaymentId(candidate.paymentId)} was already used for a payment with other terms`;
-  // A mode payment's key is its paymentId alone: another payer's payment under it is not this one.
-  if (previous.payer !== candidate.payer) return `${describePaymentId(candidate.paymentId)} was already used by another payer`;
-  return null;
-}
-
-
-function termsConflict(record: SettlementRecord, terms: Readonly<{ payTo: string; asset: string; amount: bigint }>): boolean {
-  return record.payTo !== terms.payTo || record.asset !== terms.asset || record.amount !== terms.amount;
 }
 
 /**

@@ -7,17 +7,25 @@ import {
   getBase64Decoder,
   getTransactionEncoder,
 } from "@solana/kit";
+import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import type { Rejection } from "../../domain/verification/rejection.ts";
 import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { BudgetedClaimResult, SettlementDraft, SettlementRecord, SettlementStore, SpendingBudget } from "../ports/settlement-store.ts";
+import {
+  type BudgetedClaimResult,
+  type SettlementDraft,
+  type SettlementRecord,
+  type SettlementStore,
+  type SpendingBudget,
+  StoreUnavailable,
+} from "../ports/settlement-store.ts";
 import type { Confirmer } from "./batched-confirmation.ts";
-import { type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
+import { type BlockhashWindow, type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
 import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transaction.ts";
-import type { FeeBudget, FeeReservation } from "./fee-budget.ts";
-import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
-import { sleep } from "./sleep.ts";
+import type { FeeBudget, FeeBudgetVerdict, FeeReservation } from "./fee-budget.ts";
+import { answerFromPrevious, awaitExisting, payerPaymentIdOf } from "./previous-settlement.ts";
+import { type SettleResponse, describePaymentId, settleFailure } from "./settle-response.ts";
 import { submitTransaction } from "./submit-transaction.ts";
 
 /** Signs raw message bytes with one of our fee payers (the signer pool in production). */
@@ -86,40 +94,89 @@ export type SettleTransactionDeps = Readonly<{
 }>;
 
 /**
- * Steps 3-6 of the spec's settle order: co-sign, claim, submit, confirm, persist. The claim is
- * made with our signature already known, so a crash at any later point leaves a record that
- * recovery can finish from the ledger alone.
+ * Steps 3-6 of the spec's settle order: idempotency check, co-sign, claim, submit, confirm,
+ * persist. The claim is made with our signature already known, so a crash at any later point
+ * leaves a record that recovery can finish from the ledger alone.
  */
 export async function settleTransaction(deps: SettleTransactionDeps, candidate: TransactionCandidate): Promise<SettleResponse> {
+  const admitted = await admit(deps, candidate);
+  if (admitted.kind === "answered") return admitted.response;
+  return signClaimAndSubmit(deps, candidate, admitted.lastValidBlockHeight, admitted.reservation);
+}
+
+type Admission =
+  | Readonly<{ kind: "answered"; response: SettleResponse }>
+  | Readonly<{ kind: "admitted"; lastValidBlockHeight: bigint; reservation: FeeReservation | null }>;
+
+/**
+ * Everything decided before our key signs, as four reads that run at once (each batched with the
+ * other settlements in flight): the store's record of this payment, the blockhash window, the
+ * payer's and payee's token accounts, and the fee budget's charge. They are judged in the spec's
+ * order, so the answers are those of running them one after another: a record that exists wins
+ * (a settled payment's funds are gone and its blockhash may be too, and its replay must still
+ * answer), then the blockhash, the funds, the budget. Anything but "go on" gives the fee back.
+ */
+async function admit(deps: SettleTransactionDeps, candidate: TransactionCandidate): Promise<Admission> {
   const { ledger, network } = deps;
-  const window = await (deps.blockhashWindow ? deps.blockhashWindow(candidate.blockhash) : readBlockhashWindow(ledger, candidate.blockhash));
-  if (window.kind === "unavailable") {
-    return settleFailure(
-      network,
-      "SETTLEMENT_FAILED",
-      `the ledger is unavailable (${window.error}); nothing was submitted, retry with the same transaction`,
-      candidate.payer,
-    );
-  }
-  if (window.kind === "expired") {
-    return settleFailure(network, "BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction", candidate.payer);
-  }
-  const lastValidBlockHeight = window.lastValidBlockHeight;
-  // SECURITY: one KMS/HSM signature per anonymous request is a cost; an unfundable payment gets none.
-  let unfundable: Rejection | null = null;
+  const [previous, window, funds, budget] = await Promise.allSettled([
+    deps.store.findExisting(candidate.key, payerPaymentIdOf(candidate)),
+    deps.blockhashWindow ? deps.blockhashWindow(candidate.blockhash) : readBlockhashWindow(ledger, candidate.blockhash),
+    candidate.checkFundable ? candidate.checkFundable() : Promise.resolve(null),
+    deps.feeBudget ? deps.feeBudget.reserve({ payer: candidate.payer, feePayer: candidate.feePayer, lamports: candidate.feeLamports }) : Promise.resolve(null),
+  ]);
+  const reservation = budget.status === "fulfilled" && budget.value?.ok ? budget.value.reservation : null;
+  let response: SettleResponse | null;
   try {
-    unfundable = candidate.checkFundable ? await candidate.checkFundable() : null;
+    response = await judge(deps, candidate, previous, window, funds, budget);
   } catch (error) {
-    if (!(error instanceof LedgerError)) throw error;
-    return settleFailure(network, "SETTLEMENT_FAILED", `the ledger is unavailable (${error.message}); nothing was signed or submitted, retry later`, candidate.payer);
+    await giveBack(deps, reservation);
+    throw error;
   }
-  if (unfundable) return settleFailure(network, unfundable.reason, unfundable.message, candidate.payer);
+  if (response) {
+    await giveBack(deps, reservation);
+    return { kind: "answered", response };
+  }
+  const lastValidBlockHeight = window.status === "fulfilled" && window.value.kind === "valid" ? window.value.lastValidBlockHeight : null;
+  if (lastValidBlockHeight === null) throw new Error("admitted without a valid blockhash window");
+  return { kind: "admitted", lastValidBlockHeight, reservation };
+}
+
+/** The answer the pre-signing reads call for, or null to sign. Throws what is not a payment or availability problem. */
+async function judge(
+  deps: SettleTransactionDeps,
+  candidate: TransactionCandidate,
+  previous: PromiseSettledResult<SettlementRecord | null>,
+  window: PromiseSettledResult<BlockhashWindow>,
+  funds: PromiseSettledResult<Rejection | null>,
+  budget: PromiseSettledResult<FeeBudgetVerdict | null>,
+): Promise<SettleResponse | null> {
+  const { network } = deps;
+  const failure = (reason: ReasonCode, message: string) => settleFailure(network, reason, message, candidate.payer);
+  if (previous.status === "rejected") return storeUnavailableBeforeSigning(network, candidate, previous.reason);
+  if (previous.value && previous.value.state !== "failed") return answerFromPrevious(deps, previous.value, candidate);
+
+  if (window.status === "rejected") throw window.reason;
+  if (window.value.kind === "unavailable") {
+    return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${window.value.error}); nothing was submitted, retry with the same transaction`);
+  }
+  if (window.value.kind === "expired") return failure("BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction");
+
+  // SECURITY: one KMS/HSM signature per anonymous request is a cost; an unfundable payment gets none.
+  if (funds.status === "rejected") {
+    if (!(funds.reason instanceof LedgerError)) throw funds.reason;
+    return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${funds.reason.message}); nothing was signed or submitted, retry later`);
+  }
+  if (funds.value) return failure(funds.value.reason, funds.value.message);
+
   // SECURITY: the fee is charged to the budgets before our key signs anything.
-  const budget = deps.feeBudget
-    ? await deps.feeBudget.reserve({ payer: candidate.payer, feePayer: candidate.feePayer, lamports: candidate.feeLamports })
-    : null;
-  if (budget && !budget.ok) return settleFailure(network, "FEE_BUDGET_EXCEEDED", budget.message, candidate.payer);
-  return signClaimAndSubmit(deps, candidate, lastValidBlockHeight, budget?.reservation ?? null);
+  if (budget.status === "rejected") return storeUnavailableBeforeSigning(network, candidate, budget.reason);
+  if (budget.value && !budget.value.ok) return failure("FEE_BUDGET_EXCEEDED", budget.value.message);
+  return null;
+}
+
+function storeUnavailableBeforeSigning(network: string, candidate: TransactionCandidate, error: unknown): SettleResponse {
+  if (!(error instanceof StoreUnavailable)) throw error;
+  return settleFailure(network, "SETTLEMENT_FAILED", `the settlement store is unavailable (${error.message}); nothing was signed or submitted, retry later`, candidate.payer);
 }
 
 /** Gives the fee back when nothing landed; a store hiccup here only leaves the budget conservative. */
@@ -143,6 +200,17 @@ async function signClaimAndSubmit(
   try {
     claimed = await signAndClaim(deps, candidate, lastValidBlockHeight);
   } catch (error) {
+    // The claim may have committed before the connection broke: nothing was sent by this request,
+    // but recovery will send the stored bytes if it did. The fee stays charged for that case.
+    if (error instanceof StoreUnavailable) {
+      deps.logger.warn("settlement claim not confirmed by the store; left to reconciliation", { key: candidate.key, error: error.message });
+      return settleFailure(
+        network,
+        "SETTLEMENT_FAILED",
+        `the settlement store did not confirm the claim (${error.message}); this request sent nothing, but if the claim was recorded, reconciliation will send it: retry with the same transaction for its final result, do not build a new one`,
+        candidate.payer,
+      );
+    }
     // Nothing was sent: a signer or store failure leaves the fee unspent.
     await giveBack(deps, reservation);
     throw error;
@@ -165,6 +233,7 @@ async function signClaimAndSubmit(
     return awaitExisting(deps, claim.record, candidate);
   }
 
+  // From here the record is `pending` with the signed bytes: possibly sent, as recovery assumes.
   const log = deps.logger.child({ key: candidate.key, signature });
   const submission = await submitTransaction(ledger, wire, signature);
   if (submission.kind === "rejected") {
@@ -176,7 +245,6 @@ async function signClaimAndSubmit(
     log.info("settlement rejected by the ledger", { error: submission.error });
     return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
   }
-  await persistQuietly(log, () => store.markSubmitted(candidate.key, signature));
 
   const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation));
   switch (outcome.kind) {
@@ -205,7 +273,7 @@ async function signClaimAndSubmit(
       return settleFailure(network, "SETTLEMENT_FAILED", error, candidate.payer);
     }
     case "unknown":
-      // The record stays `submitted`; recovery settles or fails it from the ledger later.
+      // The record stays `pending`; recovery settles or fails it from the ledger later.
       log.warn("confirmation unknown; left for reconciliation", { reason: outcome.reason });
       return settleFailure(
         network,
@@ -240,22 +308,6 @@ export function draftOf(
 ): SettlementDraft {
   const { key, paymentId, payer, payTo, asset, amount, mode } = candidate;
   return { key, paymentId, payer, payTo, asset, amount, network, mode, ...attempt };
-}
-
-/** Another request or replica holds the claim: wait for its final state instead of submitting. */
-export async function awaitExisting(
-  deps: SettleTransactionDeps,
-  record: SettlementRecord,
-  candidate: Readonly<{ paymentId: string | null; payer: string }>,
-): Promise<SettleResponse> {
-  if (record.paymentId !== candidate.paymentId) return settledUnderOtherPaymentId(record.network, candidate.payer);
-  const deadline = Date.now() + (deps.duplicateWaitMs ?? 30_000);
-  let current: SettlementRecord | null = record;
-  while (current && (current.state === "pending" || current.state === "submitted") && Date.now() < deadline) {
-    await sleep(50);
-    current = await deps.store.get(record.key);
-  }
-  return settleResultOf(current ?? record, true);
 }
 
 /**

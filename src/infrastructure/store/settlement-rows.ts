@@ -1,4 +1,4 @@
-import type { SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
+import type { SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import { SETTLEMENT_MODES } from "../../domain/settlement/settlement-mode.ts";
 import type { SqlRow } from "./sql-executor.ts";
@@ -32,6 +32,32 @@ export function settlementFromRow(row: SqlRow): SettlementRecord {
     state: oneOf<SettlementState>(row, "state", STATES),
     error: nullableText(row, "error"),
     attempts: smallInteger(row, "attempts"),
+    createdAt: timestamp(row, "created_at"),
+    updatedAt: timestamp(row, "updated_at"),
+  });
+}
+
+/**
+ * The record a claim just inserted: the draft as sent, in its first attempt, with the database's
+ * timestamps from RETURNING. Saves sending every column (the signed bytes among them) back.
+ */
+export function claimedRecordOf(draft: SettlementDraft, row: SqlRow): SettlementRecord {
+  const { key, paymentId, payer, payTo, asset, amount, network, mode, signature, wireTransaction, lastValidBlockHeight } = draft;
+  return Object.freeze({
+    key,
+    paymentId,
+    payer,
+    payTo,
+    asset,
+    amount,
+    network,
+    mode,
+    signature,
+    wireTransaction,
+    lastValidBlockHeight,
+    state: "pending" as const,
+    error: null,
+    attempts: 1,
     createdAt: timestamp(row, "created_at"),
     updatedAt: timestamp(row, "updated_at"),
   });

@@ -2,13 +2,16 @@ import type {
   BudgetedClaimResult,
   SpendingBudget,
   ClaimResult,
+  PayerPaymentId,
   SettlementDraft,
   SettlementRecord,
   SettlementStore,
 } from "../../application/ports/settlement-store.ts";
+import { createBatcher } from "../../application/settlement/batcher.ts";
+import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable } from "./sql-executor.ts";
 import { sqlStateOf, UNIQUE_VIOLATION } from "./sql-executor.ts";
-import { SETTLEMENT_COLUMNS, settlementFromRow } from "./settlement-rows.ts";
+import { SETTLEMENT_COLUMNS, claimedRecordOf, settlementFromRow } from "./settlement-rows.ts";
 
 const U64_MAX = 2n ** 64n - 1n;
 const I64_MAX = 2n ** 63n - 1n;
@@ -50,18 +53,45 @@ const SET_DELEGATION = `UPDATE settlements SET delegation = $2 WHERE key = $1`;
 const SELECT_BY_KEY = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE key = $1`;
 const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE payer = $1 AND payment_id = $2`;
 
-const MARK_SUBMITTED = `
-  UPDATE settlements SET state = 'submitted', updated_at = now()
-   WHERE key = $1 AND signature = $2 AND state = 'pending'`;
+// ---- the batched statements: one each per batch of concurrent calls ----
+
+/**
+ * Claims of a batch, new keys only (a conflict is resolved per claim afterwards). Sorted by key,
+ * so two replicas' batches take their row locks in the same order.
+ */
+const INSERT_CLAIMS = `
+  INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
+                           signature, wire_transaction, last_valid_block_height)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[],
+                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[])
+         AS d(key, payment_id, payer, pay_to, asset, amount, network, mode, signature,
+              wire_transaction, last_valid_block_height)
+   ORDER BY key
+  ON CONFLICT DO NOTHING
+  RETURNING key, created_at, updated_at`;
+
+/** Every record a batch of lookups names, by key and by (payer, paymentId). */
+const LOOKUP = `
+  SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE key = ANY($1::text[])
+  UNION ALL
+  SELECT ${SETTLEMENT_COLUMNS} FROM settlements
+   WHERE payment_id IS NOT NULL
+     AND (payer, payment_id) IN (SELECT p.payer, p.payment_id FROM unnest($2::text[], $3::text[]) AS p(payer, payment_id))`;
 
 // SECURITY: a final state is never overwritten, so a late or replayed confirmation cannot
 // flip a settled payment to failed (inviting a second submission) or a failure to settled.
 // SECURITY: the signature condition keeps a late outcome of an earlier attempt from finishing a
 // retry of the same key (which would let a third attempt run while the second may still land).
-const FINISH = `
-  UPDATE settlements SET state = $2, error = $3, updated_at = now()
-   WHERE key = $1 AND signature = $4 AND state IN ('pending', 'submitted')
-  RETURNING key`;
+// `submitted` is only found in records written by earlier releases.
+const FINISH_MANY = `
+  UPDATE settlements AS s SET state = f.state, error = f.error, updated_at = now()
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f(key, signature, state, error)
+   WHERE s.key = f.key AND s.signature = f.signature AND s.state IN ('pending', 'submitted')
+  RETURNING s.key`;
+
+/** Largest batches: a claim row carries the signed bytes (about 1 KB of base64 at most). */
+const MAX_CLAIMS_PER_STATEMENT = 200;
+const MAX_ROWS_PER_STATEMENT = 500;
 
 const SELECT_UNRESOLVED = `
   SELECT ${SETTLEMENT_COLUMNS} FROM settlements
@@ -72,12 +102,24 @@ const SELECT_UNRESOLVED = `
 /**
  * The SettlementStore port over any SqlExecutor (PostgreSQL or PGlite).
  *
- * Claims run as single autocommit statements, never read-then-write, so the database's
- * unique constraints decide the winner. See docs/store.md for the argument.
+ * Claims never read-then-write: the database's unique constraints decide the winner. See
+ * docs/store.md for the argument. Concurrent claims, finishes and lookups are grouped (group
+ * commit, see batcher.ts): each group is one multi-row statement, committed on its own, so the
+ * statements per settlement fall as concurrency rises. Only a claim that meets an existing row
+ * takes the per-claim path (retake a failed record, report the holder).
  */
 export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
+  const insertClaim = createBatcher((drafts: readonly SettlementDraft[]) => insertClaims(db, drafts), { maxBatch: MAX_CLAIMS_PER_STATEMENT });
+  const finishOne = createBatcher((items: readonly Finish[]) => finishMany(db, items), { maxBatch: MAX_ROWS_PER_STATEMENT });
+  const lookUp = createBatcher((items: readonly Lookup[]) => lookUpMany(db, items), { maxBatch: MAX_ROWS_PER_STATEMENT });
   return Object.freeze({
-    claim: (draft: SettlementDraft) => claim(db, draft),
+    async claim(draft: SettlementDraft): Promise<ClaimResult> {
+      assertDraft(draft);
+      const inserted = await insertClaim(draft);
+      if (inserted !== null) return claimed(inserted);
+      // The key or the paymentId is taken: the per-claim algorithm decides what that means.
+      return claimOne(db, draft, { conflicted: true });
+    },
     claimWithinBudget: (draft: SettlementDraft, budget: SpendingBudget) =>
       db.transaction(async (tx): Promise<BudgetedClaimResult> => {
         assertDraft(draft);
@@ -88,19 +130,17 @@ export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
         const overTotal = budget.remaining !== null && spent + draft.amount > budget.remaining;
         const overUses = budget.usesRemaining !== null && uses + 1n > budget.usesRemaining;
         if (overTotal || overUses) return Object.freeze({ outcome: "over-budget", spent, uses });
-        const result = await claim(tx, draft);
+        const result = await claimOne(tx, draft);
         if (result.outcome === "claimed") await tx.query(SET_DELEGATION, [draft.key, budget.delegation]);
         return result;
       }),
-    async markSubmitted(key: string, signature: string): Promise<void> {
-      await db.query(MARK_SUBMITTED, [key, signature]);
+    finish: (key, signature, outcome) => finishOne({ key, signature, state: outcome.state, error: outcome.state === "failed" ? outcome.error : null }),
+    get: async (key: string) => (await lookUp({ key, paymentId: null })).byKey,
+    findByPaymentId: async (payer: string, paymentId: string) => (await lookUp({ key: null, paymentId: { payer, paymentId } })).byPaymentId,
+    async findExisting(key: string, paymentId: PayerPaymentId | null): Promise<SettlementRecord | null> {
+      const found = await lookUp({ key, paymentId });
+      return found.byKey ?? found.byPaymentId;
     },
-    async finish(key, signature, outcome): Promise<boolean> {
-      const error = outcome.state === "failed" ? outcome.error : null;
-      return (await db.query(FINISH, [key, outcome.state, error, signature])).length > 0;
-    },
-    get: (key: string) => selectOne(db, SELECT_BY_KEY, key),
-    findByPaymentId: (payer: string, paymentId: string) => selectOne(db, SELECT_BY_PAYMENT_ID, payer, paymentId),
     async listUnresolved(limit: number): Promise<readonly SettlementRecord[]> {
       if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("limit must be a non-negative integer");
       if (limit === 0) return Object.freeze([]);
@@ -110,6 +150,85 @@ export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
   });
 }
 
+type Finish = Readonly<{ key: string; signature: string; state: "settled" | "failed"; error: string | null }>;
+type Lookup = Readonly<{ key: string | null; paymentId: PayerPaymentId | null }>;
+type Found = Readonly<{ byKey: SettlementRecord | null; byPaymentId: SettlementRecord | null }>;
+
+/**
+ * One INSERT for a batch of claims; each gets its new record, or null when its key or paymentId
+ * was taken. Only the first claim of a key in a batch is sent: RETURNING names keys, so two
+ * claims of one key in one statement could not tell which of them won.
+ */
+async function insertClaims(db: SqlQueryable, drafts: readonly SettlementDraft[]): Promise<readonly (SettlementRecord | null)[]> {
+  const first = new Map<string, SettlementDraft>();
+  for (const draft of drafts) if (!first.has(draft.key)) first.set(draft.key, draft);
+  const sent = [...first.values()];
+  const columns = sent.map(draftParams);
+  const params = Array.from({ length: 11 }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
+  const rows = await retryDeadlock(() => db.query(INSERT_CLAIMS, params));
+  const insertedAt = new Map(rows.map((row) => [String(row["key"]), row]));
+  return drafts.map((draft) => {
+    const row = insertedAt.get(draft.key);
+    return row !== undefined && first.get(draft.key) === draft ? claimedRecordOf(draft, row) : null;
+  });
+}
+
+/**
+ * One UPDATE for a batch of finishes. Two finishes of one key go in separate statements, in
+ * arrival order: one statement updates a row once, so both would read as having finished it.
+ */
+async function finishMany(db: SqlQueryable, items: readonly Finish[]): Promise<readonly boolean[]> {
+  const results: boolean[] = items.map(() => false);
+  let remaining = items.map((item, index) => ({ item, index }));
+  while (remaining.length > 0) {
+    const round = new Map<string, { item: Finish; index: number }>();
+    const later: typeof remaining = [];
+    for (const entry of remaining) {
+      if (round.has(entry.item.key)) later.push(entry);
+      else round.set(entry.item.key, entry);
+    }
+    remaining = later;
+    const batch = [...round.values()];
+    const rows = await retryDeadlock(() =>
+      db.query(FINISH_MANY, [
+        arrayLiteral(batch.map((e) => e.item.key)),
+        arrayLiteral(batch.map((e) => e.item.signature)),
+        arrayLiteral(batch.map((e) => e.item.state)),
+        arrayLiteral(batch.map((e) => e.item.error)),
+      ]),
+    );
+    const finished = new Set(rows.map((row) => String(row["key"])));
+    for (const entry of batch) results[entry.index] = finished.has(entry.item.key);
+  }
+  return results;
+}
+
+async function lookUpMany(db: SqlQueryable, items: readonly Lookup[]): Promise<readonly Found[]> {
+  const keys = new Set<string>();
+  const paymentIds = new Map<string, PayerPaymentId>();
+  for (const item of items) {
+    if (item.key !== null) keys.add(item.key);
+    if (item.paymentId !== null) paymentIds.set(payerPaymentIdOf(item.paymentId), item.paymentId);
+  }
+  const pairs = [...paymentIds.values()];
+  const rows = await db.query(LOOKUP, [arrayLiteral([...keys]), arrayLiteral(pairs.map((p) => p.payer)), arrayLiteral(pairs.map((p) => p.paymentId))]);
+  const byKey = new Map<string, SettlementRecord>();
+  const byPaymentId = new Map<string, SettlementRecord>();
+  for (const row of rows) {
+    const record = settlementFromRow(row);
+    byKey.set(record.key, record);
+    if (record.paymentId !== null) byPaymentId.set(payerPaymentIdOf(record), record);
+  }
+  return items.map((item) =>
+    Object.freeze({
+      byKey: item.key === null ? null : (byKey.get(item.key) ?? null),
+      byPaymentId: item.paymentId === null ? null : (byPaymentId.get(payerPaymentIdOf(item.paymentId)) ?? null),
+    }),
+  );
+}
+
+const payerPaymentIdOf = (p: Readonly<{ payer: string; paymentId: string | null }>) => `${p.payer}\u0000${p.paymentId ?? ""}`;
+
 /**
  * 1. INSERT ... ON CONFLICT DO NOTHING: a new key and paymentId wins outright. A concurrent
  *    insert of the same key or paymentId blocks until the first commits, then does nothing.
@@ -117,14 +236,17 @@ export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
  *    UPDATE; exactly one concurrent retry matches `state = 'failed'`.
  * 3. Anything else is `exists` with the row that holds the key, or else the paymentId.
  */
-async function claim(db: SqlQueryable, draft: SettlementDraft): Promise<ClaimResult> {
+async function claimOne(db: SqlQueryable, draft: SettlementDraft, options: Readonly<{ conflicted?: boolean }> = {}): Promise<ClaimResult> {
   assertDraft(draft);
   const params = draftParams(draft);
   // Rows are never deleted, so the conflicting row is found on the first pass; the bound
   // only guards against looping forever should that ever change.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const inserted = await db.query(INSERT_CLAIM, params);
-    if (inserted[0] !== undefined) return claimed(settlementFromRow(inserted[0]));
+    // A batched INSERT that already met the conflict need not be repeated.
+    if (attempt > 0 || options.conflicted !== true) {
+      const inserted = await db.query(INSERT_CLAIM, params);
+      if (inserted[0] !== undefined) return claimed(settlementFromRow(inserted[0]));
+    }
 
     const holder = await selectOne(db, SELECT_BY_KEY, draft.key);
     if (holder !== null) {

@@ -1,10 +1,13 @@
+import { StoreUnavailable } from "../../application/ports/settlement-store.ts";
+
 /**
  * Raised when the database cannot be reached, refuses us, or dropped the connection. Callers
- * map it to a 500 / degraded health without parsing driver messages. The message names
- * DATABASE_URL (the setting to fix), the redacted target (host, port, database) and the reason
- * in words with its code; never the user, the password or the driver's own text.
+ * map it to a 500 / degraded health without parsing driver messages; settlement answers it as
+ * the port's StoreUnavailable. The message names DATABASE_URL (the setting to fix), the redacted
+ * target (host, port, database) and the reason in words with its code; never the user, the
+ * password or the driver's own text.
  */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends StoreUnavailable {
   override readonly name = "StoreUnavailableError";
   readonly code = "STORE_UNAVAILABLE";
 

@@ -8,6 +8,8 @@ import type { Address } from "@solana/kit";
 import { silentLogger } from "../../../src/application/ports/logger.ts";
 import type { Ledger } from "../../../src/application/ports/ledger.ts";
 import type { ConfirmationPolicy } from "../../../src/application/settlement/confirm-transaction.ts";
+import type { SettlementStore } from "../../../src/application/ports/settlement-store.ts";
+import { type FeeBudgetLimits, createFeeBudget } from "../../../src/application/settlement/fee-budget.ts";
 import { type ReconcileReport, reconcileSettlements } from "../../../src/application/settlement/reconcile-settlements.ts";
 import { type SettlementService, createSettlementService } from "../../../src/application/settlement/settle-payment.ts";
 import { standardSettlementVerifier } from "../../../src/application/settlement/settlement-verifier.ts";
@@ -19,6 +21,7 @@ import { createEmbeddedLedger, type EmbeddedLedger } from "../../../src/infrastr
 import { createRpcLedger } from "../../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../../../src/infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "../../../src/infrastructure/store/index.ts";
+import { createSqlWindowCounters } from "../../../src/infrastructure/store/sql-window-counters.ts";
 import { type LedgerProxy, startLedgerProxy } from "./ledger-proxy.ts";
 
 export type ManualClock = Readonly<{ now(): number; advance(ms: number): void }>;
@@ -49,8 +52,17 @@ export type FaultRig = Readonly<{
 export const RIG_RPC_TIMEOUT_MS = 1_000;
 export const RIG_CONFIRMATION: ConfirmationPolicy = Object.freeze({ pollIntervalMs: 20, maxWaitMs: 1_500 });
 
-/** `store`: a shared store (PGlite boots in about a second); the rig then leaves it open. */
-export async function startFaultRig(options: Readonly<{ store?: OpenedStore; rpcTimeoutMs?: number }> = {}): Promise<FaultRig> {
+export type FaultRigOptions = Readonly<{
+  /** A shared store (PGlite boots in about a second); the rig then leaves it open. */
+  store?: OpenedStore;
+  rpcTimeoutMs?: number;
+  /** What the settlement service sees of the store (a wrapper that fails on demand, say). */
+  wrapStore?: (store: SettlementStore) => SettlementStore;
+  /** Fee budget limits, charged to counters in the same store; none by default. */
+  feeBudget?: FeeBudgetLimits;
+}>;
+
+export async function startFaultRig(options: FaultRigOptions = {}): Promise<FaultRig> {
   const clock = manualClock();
   const ledger = createEmbeddedLedger({ clock });
   const proxy = startLedgerProxy(ledger);
@@ -72,7 +84,8 @@ export async function startFaultRig(options: Readonly<{ store?: OpenedStore; rpc
   };
   const settlement = createSettlementService({
     ledger: rpcLedger,
-    store: store.settlements,
+    store: options.wrapStore ? options.wrapStore(store.settlements) : store.settlements,
+    ...(options.feeBudget ? { feeBudget: createFeeBudget(createSqlWindowCounters(store.executor), options.feeBudget, clock) } : {}),
     logger: silentLogger,
     network: SOLANA_DEVNET,
     confirmation: RIG_CONFIRMATION,
