@@ -1,15 +1,19 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import { type VerifyPaymentDeps, checkTransferAccounts, verifyPayment } from "../verify-payment.ts";
+import { withBatchedAccountReads } from "./batched-account-reads.ts";
 import type { VerifyForSettlement } from "./settle-payment.ts";
 
 /**
  * The standard-mode verification for /settle: every rule of /verify except the ledger
- * simulation and the funds check (run by settlement itself, just before signing), which the submission's own preflight repeats on the co-signed bytes (a failure
- * there is the spec's SETTLEMENT_FAILED with the ledger's message). The already-settled check is
- * left out too: for /settle a settled payment is an idempotent hit, not an error.
+ * simulation, which the submission's own preflight repeats on the co-signed bytes (a failure
+ * there is the spec's SETTLEMENT_FAILED with the ledger's message), and the funds check, which
+ * settlement itself runs just before signing. The already-settled check is left out too: for
+ * /settle a settled payment is an idempotent hit, not an error.
  */
 export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSettlement {
   const settleDeps: VerifyPaymentDeps = { ...deps, simulate: false, checkFunds: false, settledLookup: undefined };
+  // The funds checks of the settlements in flight share one getMultipleAccounts per batch.
+  const accounts = withBatchedAccountReads(deps.ledger);
   return async (request: PaymentRequest) => {
     const verified = await verifyPayment(request, settleDeps);
     if (!verified.ok) return verified;
@@ -30,7 +34,7 @@ export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSe
         feeLamports: verified.feeLamports,
         // SECURITY: run after the idempotency check (a settled payment's funds are gone) and
         // before anything is signed: no signature for a payment that cannot pay.
-        checkFundable: () => checkTransferAccounts(deps.ledger, verified.transfers, request.paymentRequirements),
+        checkFundable: () => checkTransferAccounts(accounts, verified.transfers, request.paymentRequirements),
       },
     };
   };
