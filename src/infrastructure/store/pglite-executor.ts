@@ -9,6 +9,16 @@ export type PgliteExecutorOptions = Readonly<{
   directory?: string;
 }>;
 
+/**
+ * PGlite's defaults plus a smaller buffer pool. initdb writes shared_buffers = 128MB into
+ * postgresql.conf, and in PGlite's WebAssembly heap all of it becomes resident: 128 MB for a
+ * development database of a few megabytes (the process idled at ~320 MB, ~200 MB with 16MB).
+ * A miss costs a read from the OS page cache: with a 70 MB settlements table, single inserts
+ * and random key lookups took the same time at 16MB as at 128MB. Set on the command line, so
+ * the data directory itself stays a stock PGlite directory.
+ */
+export const PGLITE_START_PARAMS: readonly string[] = Object.freeze([...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]);
+
 type PgliteLike = PGlite | Transaction;
 
 /**
@@ -26,7 +36,8 @@ export async function createPgliteExecutor(options: PgliteExecutorOptions = {}):
   let db: PGlite;
   try {
     if (directory !== undefined) mkdirSync(directory, { recursive: true, mode: 0o700 });
-    db = directory === undefined ? await PGlite.create() : await PGlite.create({ dataDir: directory });
+    const startParams = [...PGLITE_START_PARAMS];
+    db = directory === undefined ? await PGlite.create({ startParams }) : await PGlite.create({ dataDir: directory, startParams });
   } catch (error) {
     lock?.release();
     throw error;
