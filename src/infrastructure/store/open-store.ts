@@ -5,6 +5,7 @@ import type { SettlementStore } from "../../application/ports/settlement-store.t
 import { describeDatabaseUrl } from "../logging/redact.ts";
 import { applyMigrations, readSchemaVersion } from "./migrate.ts";
 import { createPgliteExecutor } from "./pglite-executor.ts";
+import { DEFAULT_PGLITE_TEMPLATE, checkPgliteTemplate, isEmptyDirectory } from "./pglite-template.ts";
 import { createPostgresExecutor } from "./postgres-executor.ts";
 import type { SqlExecutor, SqlExecutorKind } from "./sql-executor.ts";
 import { createSqlSettlementStore } from "./sql-settlement-store.ts";
@@ -18,6 +19,11 @@ export type StoreOptions = Readonly<{
   inMemory?: boolean;
   /** PostgreSQL pool size per process (default 10). */
   maxConnections?: number;
+  /**
+   * Where a new PGlite directory is copied from instead of running initdb (pglite-template.ts);
+   * default: the template `npm ci` builds under node_modules/.cache; null: always initdb.
+   */
+  pgliteTemplate?: string | null;
   logger?: Logger;
 }>;
 
@@ -86,5 +92,20 @@ async function openExecutor(options: StoreOptions, logger: Logger): Promise<SqlE
   }
   const directory = pgliteDirectory(options.dataDir);
   logger.info("store opening", { kind: "pglite", target: directory });
-  return createPgliteExecutor({ directory });
+  const template = isEmptyDirectory(directory) ? usableTemplate(options.pgliteTemplate, logger) : undefined;
+  return createPgliteExecutor({ directory, logger, ...(template === undefined ? {} : { template }) });
+}
+
+/** The template's data directory when it fits this code's migrations; otherwise says why initdb runs. */
+function usableTemplate(setting: string | null | undefined, logger: Logger): string | undefined {
+  if (setting === null) return undefined;
+  const template = setting ?? DEFAULT_PGLITE_TEMPLATE;
+  const check = checkPgliteTemplate(template);
+  if (!check.usable) {
+    logger.info("no usable store template: running initdb, which takes a few seconds (npm run build:pglite-template builds it)", { reason: check.reason });
+    return undefined;
+  }
+  // Still correct, only slower: openStore applies these on top of the copy.
+  if (check.missing.length > 0) logger.info("store template predates migrations; they are applied after the copy", { missing: check.missing });
+  return check.dataDirectory;
 }

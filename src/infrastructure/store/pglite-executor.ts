@@ -1,12 +1,21 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import type { Transaction } from "@electric-sql/pglite";
+import type { Logger } from "../../application/ports/logger.ts";
+import { silentLogger } from "../../application/ports/logger.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
 import { acquireDirectoryLock } from "./pglite-directory-lock.ts";
+import { copyPgliteTemplate, isEmptyDirectory } from "./pglite-template.ts";
 
 export type PgliteExecutorOptions = Readonly<{
   /** Directory holding the database files; omitted means in memory (tests, throwaway runs). */
   directory?: string;
+  /**
+   * A PGlite data directory (pglite-template.ts) copied into `directory` when that holds no
+   * database yet, instead of running initdb. Ignored for an existing database.
+   */
+  template?: string;
+  logger?: Logger;
 }>;
 
 /**
@@ -35,7 +44,10 @@ export async function createPgliteExecutor(options: PgliteExecutorOptions = {}):
   const lock = directory === undefined ? null : acquireDirectoryLock(directory);
   let db: PGlite;
   try {
-    if (directory !== undefined) mkdirSync(directory, { recursive: true, mode: 0o700 });
+    if (directory !== undefined) {
+      if (options.template !== undefined) seedFromTemplate(options.template, directory, options.logger ?? silentLogger);
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+    }
     const startParams = [...PGLITE_START_PARAMS];
     db = directory === undefined ? await PGlite.create({ startParams }) : await PGlite.create({ dataDir: directory, startParams });
   } catch (error) {
@@ -57,6 +69,18 @@ export async function createPgliteExecutor(options: PgliteExecutorOptions = {}):
       return closing;
     },
   });
+}
+
+/** Under the directory lock: a new database starts as a copy of the template; initdb runs only without one. */
+function seedFromTemplate(template: string, directory: string, logger: Logger): void {
+  if (!isEmptyDirectory(directory)) return;
+  try {
+    copyPgliteTemplate(template, directory);
+    logger.info("store created from template", { template });
+  } catch (error) {
+    // The template is an optimisation: without it PGlite runs initdb, as before it existed.
+    logger.warn("store template not copied; running initdb", { template, error: error instanceof Error ? error.message : String(error) });
+  }
 }
 
 function queryableOver(client: PgliteLike): SqlQueryable {
