@@ -1,4 +1,4 @@
-import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import { type SettlementRecord, type SettlementStore, StoreUnavailable } from "../ports/settlement-store.ts";
 import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
 
@@ -43,7 +43,12 @@ export async function awaitExisting(
   let current: SettlementRecord | null = record;
   while (current && (current.state === "pending" || current.state === "submitted") && Date.now() < deadline) {
     await sleep(50);
-    current = await deps.store.get(record.key);
+    try {
+      current = await deps.store.get(record.key);
+    } catch (error) {
+      // A store outage while waiting is more waiting; the deadline bounds it.
+      if (!(error instanceof StoreUnavailable)) throw error;
+    }
   }
   return settleResultOf(current ?? record, true);
 }
