@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../application/ports/logger.ts";
 import { HttpError, errorResponse } from "./http-error.ts";
+import { type SchemaViolation, violationMessages } from "./validation-messages.ts";
 
 /** Request bodies larger than this are refused: no payment needs more. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -8,12 +9,14 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * The single table that maps failures to HTTP. Elysia's own 422 (validation) and plain-text
  * 400 (parse) never reach a client; unexpected errors become a 500 with no internal detail.
+ * A request outside its route's schema is a 400 naming every problem; a response outside its
+ * schema is our bug: a 500, logged with the route and what was wrong.
  */
 export function errorLayer(logger: Logger) {
   return new Elysia({ name: "error-layer" })
     .error({ HttpError })
     .onParse({ as: "global" }, async ({ request, contentType }) => parseJsonBody(request, contentType))
-    .onError({ as: "global" }, ({ code, error, request, set }) => {
+    .onError({ as: "global" }, ({ code, error, request, route, set }) => {
       let response: Response;
       switch (code) {
         case "HttpError":
@@ -25,9 +28,17 @@ export function errorLayer(logger: Logger) {
           response = cause instanceof HttpError ? errorResponse(cause.statusCode, cause.detail) : errorResponse(400, "request body is not valid JSON");
           break;
         }
-        case "VALIDATION":
-          response = errorResponse(400, validationMessages(error));
+        case "VALIDATION": {
+          const problems = violationMessages(violationsOf(error), ROOTS[error.type] ?? error.type);
+          if (error.type === "response") {
+            // SECURITY: paths and rules only; the response's values (tokens, keys) stay out of the log.
+            logger.error("response does not match its schema", { route, problems: problems.join("; ") });
+            response = errorResponse(500, "internal error");
+          } else {
+            response = errorResponse(400, problems.length === 1 ? (problems[0] ?? "invalid request") : problems);
+          }
           break;
+        }
         case "NOT_FOUND":
           response = errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
           break;
@@ -93,16 +104,11 @@ function tooLarge(): HttpError {
   return new HttpError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
 }
 
-function validationMessages(error: unknown): string[] {
-  if (error && typeof error === "object" && "all" in error) {
-    const all = (error as { all: unknown }).all;
-    if (Array.isArray(all)) {
-      return all.map((e: { path?: string; message?: string; summary?: string }) =>
-        `${e.path && e.path !== "" ? e.path.replace(/^\//, "").replaceAll("/", ".") : "value"}: ${e.summary ?? e.message ?? "invalid"}`,
-      );
-    }
-  }
-  return ["invalid request"];
+/** How a 400 names the part of the request a problem is in, when the whole part is wrong. */
+const ROOTS: Readonly<Record<string, string>> = { body: "request body", query: "query", params: "path", headers: "headers", response: "response" };
+
+function violationsOf(error: { all: unknown }): SchemaViolation[] {
+  return Array.isArray(error.all) ? (error.all as SchemaViolation[]) : [];
 }
 
 function describe(error: unknown): string {

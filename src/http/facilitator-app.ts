@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
 import type { Logger } from "../application/ports/logger.ts";
+import { apiDocs } from "./api-docs.ts";
+import { APP_CONFIG, METRICS_PATH_ITEM } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
 import { type Metrics, createMetrics } from "./metrics.ts";
 import { observability } from "./observability.ts";
@@ -13,13 +15,36 @@ export type FacilitatorAppDeps = FacilitatorVerifyDeps &
   FacilitatorSettleDeps &
   Readonly<{ logger: Logger; health: HealthProbes; version: string; metrics?: Metrics; apiKeys?: ApiKeyHashes | null }>;
 
-/** The facilitator interface: /supported, /verify, /settle, /health. */
+/** The facilitator interface's version (service-spec.md, Versioning 2), apart from the package's. */
+export const FACILITATOR_API_VERSION = "0.2.0";
+
+/** The facilitator interface: /supported, /verify, /settle, /health, /metrics, /openapi, /docs. */
 export function createFacilitatorApp(deps: FacilitatorAppDeps) {
-  return new Elysia()
+  return new Elysia(APP_CONFIG)
     .use(errorLayer(deps.logger))
     .use(observability(deps.logger, deps.metrics ?? createMetrics(), "facilitator"))
     .use(apiKeyGuard(deps.apiKeys ?? null))
     .use(healthRoutes(deps.health, deps.version))
     .use(facilitatorVerifyRoutes(deps))
-    .use(facilitatorSettleRoutes(deps));
+    .use(facilitatorSettleRoutes(deps))
+    .use(
+      apiDocs({
+        name: "facilitator",
+        title: "x402 payment facilitator (Solana)",
+        version: FACILITATOR_API_VERSION,
+        description:
+          "Verifies and settles x402 payments on Solana (protocol v2; the v1 form is accepted as input). " +
+          "Payment problems are answered 200 with a stable reason code; errors have the shape {statusCode, message, error}. " +
+          "When the operator sets FACILITATOR_API_KEYS_FILE, /verify and /settle need `Authorization: Bearer <key>`.",
+        tags: [
+          { name: "payments", description: "verification and settlement" },
+          { name: "health", description: "liveness, readiness and every check" },
+          { name: "operations", description: "Prometheus metrics" },
+        ],
+        securitySchemes: {
+          apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify and /settle when configured" },
+        },
+        paths: { "/metrics": METRICS_PATH_ITEM },
+      }),
+    );
 }

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { type HealthProbes, checkHealth, checkReadiness } from "../application/health.ts";
+import { HealthDownModel, HealthReportModel, LivenessModel, ReadinessDownModel, ReadinessReportModel } from "./health-models.ts";
 
 /**
  * Three answers for three questions, on both interfaces:
@@ -11,15 +12,32 @@ import { type HealthProbes, checkHealth, checkReadiness } from "../application/h
  */
 export function healthRoutes(probes: HealthProbes, version: string) {
   return new Elysia()
-    .get("/health", async ({ set }) => {
-      const report = await checkHealth(probes, version);
-      set.status = report.status === "down" ? 503 : 200;
-      return report;
+    .get(
+      "/health",
+      async ({ set }) => {
+        const report = await checkHealth(probes, version);
+        set.status = report.status === "down" ? 503 : 200;
+        return report;
+      },
+      {
+        response: { 200: HealthReportModel, 503: HealthDownModel },
+        detail: { operationId: "health", tags: ["health"], summary: "Every check (ledger, store, signer); 200 for ok and degraded, 503 when down" },
+      },
+    )
+    .get("/health/live", () => ({ status: "ok" as const }), {
+      response: { 200: LivenessModel },
+      detail: { operationId: "healthLive", tags: ["health"], summary: "Liveness: the process answers (no probe runs)" },
     })
-    .get("/health/live", () => ({ status: "ok" as const }))
-    .get("/health/ready", async ({ set }) => {
-      const report = await checkReadiness(probes, version);
-      set.status = report.status === "down" ? 503 : 200;
-      return report;
-    });
+    .get(
+      "/health/ready",
+      async ({ set }) => {
+        const report = await checkReadiness(probes, version);
+        set.status = report.status === "down" ? 503 : 200;
+        return report;
+      },
+      {
+        response: { 200: ReadinessReportModel, 503: ReadinessDownModel },
+        detail: { operationId: "healthReady", tags: ["health"], summary: "Readiness: the checks this interface needs; 503 when one is down" },
+      },
+    );
 }

@@ -1,5 +1,5 @@
 /** Reason phrases for the statuses this service answers with. */
-const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
+export const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
   400: "Bad Request",
   401: "Unauthorized",
   404: "Not Found",

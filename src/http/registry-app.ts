@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
 import type { Logger } from "../application/ports/logger.ts";
+import { apiDocs } from "./api-docs.ts";
+import { APP_CONFIG, METRICS_PATH_ITEM } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
 import { type Metrics, createMetrics } from "./metrics.ts";
 import { observability } from "./observability.ts";
@@ -15,9 +17,12 @@ export type RegistryAppDeps = RegistryRoutesDeps & Partial<RegisterRoutesDeps> &
 
 const unlimited = Object.freeze({ allow: async () => true });
 
-/** The registry interface: agent reads, categories, registration and /health. */
+/**
+ * The registry interface: agent reads, categories, registration, sign-in, /health, /metrics,
+ * /openapi and /docs. Its document carries the service's version (package.json), passed as `version`.
+ */
 export function createRegistryApp(deps: RegistryAppDeps) {
-  return new Elysia().use(errorLayer(deps.logger))
+  return new Elysia(APP_CONFIG).use(errorLayer(deps.logger))
     .use(observability(deps.logger, deps.metrics ?? createMetrics(), "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
     .use(
       registerRoutes({
@@ -28,5 +33,25 @@ export function createRegistryApp(deps: RegistryAppDeps) {
       }),
     )
     .use(authRoutes(deps.auth && deps.clientAddressOf ? { ...deps.auth, clientAddressOf: deps.clientAddressOf } : deps.auth))
-    .use(usersRoutes(deps.auth));
+    .use(usersRoutes(deps.auth))
+    .use(
+      apiDocs({
+        name: "registry",
+        title: "Agent registry API (Solana)",
+        version: deps.version,
+        description:
+          "AI agents registered on-chain as NFTs (x84 registry program): search, reputation, feedback and services, read from an index refreshed every 30 s; " +
+          "building agent registrations; Sign-In With Solana. Errors have the shape {statusCode, message, error}.",
+        tags: [
+          { name: "agents", description: "the registry's agents, categories, feedback and services" },
+          { name: "registration", description: "registering a new agent" },
+          { name: "auth", description: "Sign-In With Solana" },
+          { name: "users", description: "the signed-in wallet" },
+          { name: "health", description: "liveness, readiness and every check" },
+          { name: "operations", description: "Prometheus metrics" },
+        ],
+        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "an access token from POST /auth/token" } },
+        paths: { "/metrics": METRICS_PATH_ITEM },
+      }),
+    );
 }

@@ -17,8 +17,10 @@ export function apiKeyGuard(keys: ApiKeyHashes | null) {
   if (keys === null || keys.length === 0) return plugin;
   const digests = keys.map((key) => hexBytes(key.sha256));
   // SECURITY: decided on the matched route, not the request path: "/settle/" reaches the same
-  // handler as "/settle", and a path check let it through without a key.
-  return plugin.onBeforeHandle({ as: "global" }, async ({ request, route }) => {
+  // handler as "/settle", and a path check let it through without a key. On transform, the last
+  // step before the body is checked against its schema: a caller without a key learns nothing
+  // about what a valid body looks like (401, never a 400 naming fields).
+  return plugin.onTransform({ as: "global" }, async ({ request, route }) => {
     if (!PROTECTED_PATHS.has(route)) return;
     const presented = bearerToken(request.headers.get("authorization"));
     if (presented === null) throw new HttpError(401, "this facilitator requires an API key: Authorization: Bearer <key>");

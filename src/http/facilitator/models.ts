@@ -1,37 +1,302 @@
+import { type TProperties, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { REASON_CODES } from "../../domain/reason-codes.ts";
+import { MODE_EXTENSION_IDS } from "../../domain/settlement/settlement-mode.ts";
+import { decimalAtMostPattern } from "../decimal-pattern.ts";
+import { enumSchema } from "../enum-schema.ts";
+import { ERROR_CODE, ERROR_PHRASE } from "../validation-messages.ts";
+import {
+  EXAMPLE_ASSET,
+  EXAMPLE_FEE_PAYER,
+  EXAMPLE_MODE_REQUEST,
+  EXAMPLE_NETWORK,
+  EXAMPLE_PAYER,
+  EXAMPLE_PAY_TO,
+  EXAMPLE_SIGNATURE,
+  EXAMPLE_TRANSACTION,
+  EXAMPLE_V1_REQUEST,
+  EXAMPLE_V2_REQUEST,
+} from "./examples.ts";
 
 /**
- * Wire models of the facilitator's verification endpoints (x402 v2 names). The request body
- * is not declared as a schema on purpose: `normalisePaymentRequest` validates it by hand so every
- * malformed body gets the specified 400 shape, never Elysia's 422.
+ * Wire models of the facilitator (x402 v2 names; design.md §3), the single source of its request
+ * validation, its response checks and its OpenAPI document. The request body accepts exactly what
+ * design.md allows: `paymentPayload` as a v2 object or a base64 v1 string (or the v1 object the
+ * official v1 client sends), `resource` as a string or an object, unknown top-level, payload,
+ * requirements and `extra` fields. `x-error` words each 400 (see validation-messages.ts).
+ * Integers are TypeBox's `Type.Integer`: Elysia's `t.Integer` also accepts integer strings.
  */
-export const ReasonCodeModel = t.Union(REASON_CODES.map((code) => t.Literal(code)));
 
-export const VerifyResponseModel = t.Object({
-  isValid: t.Boolean(),
-  payer: t.Optional(t.String({ description: "TransferChecked authority (base58)" })),
-  invalidReason: t.Optional(ReasonCodeModel),
-  invalidMessage: t.Optional(t.String()),
-  extensions: t.Optional(t.Record(t.String(), t.Unknown())),
+/** Objects keep fields they do not name: clients add fields, and x402 versions grow. */
+const OPEN = { additionalProperties: true } as const;
+
+const U64_MAX = 2n ** 64n - 1n;
+
+const nonEmpty = (description: string, example: string) =>
+  t.String({ minLength: 1, [ERROR_PHRASE]: "must be a non-empty string", description, examples: [example] });
+
+/** SECURITY: amounts are u64 base units; anything larger could not be transferred and is refused here. */
+const AMOUNT_PROBLEM = { [ERROR_PHRASE]: `must be a non-negative integer in base units (decimal string) of at most ${U64_MAX} (u64)` };
+const AmountModel = t.Union(
+  [
+    t.String({ pattern: decimalAtMostPattern(U64_MAX), description: "decimal string, no sign or leading zero", ...AMOUNT_PROBLEM }),
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "a JSON integer up to 2^53 - 1", ...AMOUNT_PROBLEM }),
+  ],
+  { ...AMOUNT_PROBLEM, description: "integer in the token's base units (u64)", examples: ["1000"] },
+);
+
+const RequirementsExtraModel = t.Object(
+  {
+    feePayer: t.Optional(t.String({ description: "facilitator key that co-signs as fee payer; when given, the transaction's fee payer must be it", examples: [EXAMPLE_FEE_PAYER] })),
+    name: t.Optional(t.String({ description: "human-readable name of the requirement" })),
+    agentMint: t.Optional(t.String({ description: "agent token mint; atomic and attestation receipts must name it" })),
+    programId: t.Optional(t.String({ description: "the service's on-chain program" })),
+    settlementModes: t.Optional(t.Array(t.String(), { description: "settlement modes the resource server supports" })),
+    treasury: t.Optional(t.String({ description: "protocol-fee treasury (x84 split payments, docs/verification.md)" })),
+    protocolFeeBps: t.Optional(t.Union([Type.Integer(), t.String()], { description: "protocol fee in basis points (x84 split payments)" })),
+  },
+  { ...OPEN, title: "PaymentRequirementsExtra", [ERROR_PHRASE]: "must be an object", description: "free-form; the fields below are read when present, others are kept" },
+);
+
+const requirementsFields = {
+  scheme: nonEmpty("payment scheme; only `exact` is supported (another is answered 200 UNSUPPORTED_SCHEME)", "exact"),
+  network: nonEmpty("CAIP-2 network id; the v1 names `solana-devnet` and `solana` are mapped to CAIP-2", EXAMPLE_NETWORK),
+  asset: nonEmpty("token mint (base58), one of the assets /supported lists", EXAMPLE_ASSET),
+  payTo: nonEmpty("recipient wallet (base58): the transfer goes to it or to its associated token account", EXAMPLE_PAY_TO),
+  maxTimeoutSeconds: t.Optional(t.Number({ minimum: 0, [ERROR_PHRASE]: "must be a non-negative number", description: "seconds before the payment expires" })),
+  resource: t.Optional(t.String({ description: "URL of the resource being paid for (x402 v1)" })),
+  description: t.Optional(t.String({ description: "human-readable description" })),
+  extra: t.Optional(t.Union([RequirementsExtraModel, t.Null()], { [ERROR_PHRASE]: "must be an object" })),
+};
+
+/** What the resource server asks for (also the shape of `paymentPayload.accepted`). */
+export const PaymentRequirementsModel = t.Union(
+  [
+    t.Object({ ...requirementsFields, amount: AmountModel }, { ...OPEN, title: "PaymentRequirements" }),
+    t.Object(
+      { ...requirementsFields, amount: t.Optional(t.Null()), maxAmountRequired: AmountModel },
+      { ...OPEN, title: "PaymentRequirements (x402 v1)", description: "v1 names the amount `maxAmountRequired`" },
+    ),
+  ],
+  { [ERROR_PHRASE]: "must be an object", description: "the requirements from the resource server's 402 answer" },
+);
+
+/**
+ * paymentId: 1-128 characters of letters, digits and `.`, `_`, `:`, `-` (docs/verification.md).
+ * SECURITY: an unbounded id reached the store after co-signing (a 500 for 3,000 characters);
+ * bounded here, it is refused (400 PAYMENT_ID_INVALID) before anything is checked, signed or stored.
+ */
+const PAYMENT_ID_PROBLEM = { [ERROR_CODE]: "PAYMENT_ID_INVALID", [ERROR_PHRASE]: 'must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"' };
+const PaymentIdModel = t.String({
+  pattern: "^[A-Za-z0-9._:-]{1,128}$",
+  ...PAYMENT_ID_PROBLEM,
+  description: "idempotency key of the payment, unique per payment; 1-128 characters of A-Z a-z 0-9 . _ : -",
+  examples: ["order-2026-0042"],
 });
+
+/**
+ * The settlement-mode fields are judged by the mode checks, which answer 200 MODE_INVALID (a
+ * payment problem, not a malformed request) when one is wrong, so their schemas accept any value.
+ */
+const modeField = (description: string) => t.Optional(t.Unknown({ description }));
+
+function extensionsModel(modeRequired: boolean) {
+  const mode = t.Unknown({
+    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")} and x84-*); another value is answered 200 MODE_INVALID`,
+    examples: ["atomic"],
+  });
+  return t.Object(
+    {
+      mode: modeRequired ? mode : t.Optional(mode),
+      paymentId: t.Optional(t.Union([PaymentIdModel, t.Null()], PAYMENT_ID_PROBLEM)),
+      receiptPda: modeField("string: the PaymentReceipt address (atomic, attestation); must equal the derived one"),
+      delegationPda: modeField("string: the Delegation account (delegated)"),
+      delegate: modeField("string: delegate wallet (delegated)"),
+      signature: modeField("string: base64 ed25519 signature (delegated server-side proof, or the receipt claim)"),
+      timestamp: modeField("number: Unix seconds of that signature, within 60 s of the facilitator's clock"),
+      txSignature: modeField("string: the on-chain transaction signature (atomic, attestation)"),
+      payer: modeField("string: payer wallet"),
+      amount: modeField("string: amount in base units"),
+    },
+    { ...OPEN, title: "PaymentExtensions", [ERROR_PHRASE]: "must be an object" },
+  );
+}
+
+const TransactionModel = t.String({
+  [ERROR_PHRASE]: "must be a base64 string",
+  description: "base64 wire transaction (versioned), partially signed by the payer, with the facilitator as fee payer",
+  examples: [EXAMPLE_TRANSACTION],
+});
+
+/** A standard payment carries its transaction; a settlement mode (already on chain) may not. */
+function payloadVariants<const Common extends TProperties>(common: Common, title: string) {
+  return [
+    t.Object(
+      { ...common, payload: t.Object({ transaction: TransactionModel }, { ...OPEN, title: "SvmExactPayload" }), extensions: t.Optional(t.Union([extensionsModel(false), t.Null()])) },
+      { ...OPEN, title },
+    ),
+    t.Object(
+      {
+        ...common,
+        payload: t.Optional(t.Union([t.Object({ transaction: t.Optional(TransactionModel) }, OPEN), t.Null()], { [ERROR_PHRASE]: "must be an object" })),
+        extensions: extensionsModel(true),
+      },
+      { ...OPEN, title: `${title} (settlement mode)`, description: "with extensions.mode the transaction may be absent" },
+    ),
+  ] as const;
+}
+
+const ResourceModel = t.Union(
+  [
+    t.String({ description: "the resource's URL" }),
+    t.Object({ url: t.String(), description: t.Optional(t.String()), mimeType: t.Optional(t.String()) }, { ...OPEN, title: "ResourceInfo" }),
+    t.Null(),
+  ],
+  { [ERROR_PHRASE]: "must be a string or an object with a string url" },
+);
+
+const v2Payloads = payloadVariants(
+  {
+    x402Version: Type.Integer({ [ERROR_PHRASE]: "must be an integer", description: "protocol version", examples: [2] }),
+    accepted: PaymentRequirementsModel,
+    resource: t.Optional(ResourceModel),
+  },
+  "PaymentPayload",
+);
+
+/**
+ * The legacy v1 payload, sent base64-encoded (or, by the official v1 HTTP client, as an object);
+ * `accepted` is derived from the requirements under the payload's scheme and network.
+ */
+const v1Payloads = payloadVariants(
+  {
+    x402Version: t.Literal(1, { [ERROR_PHRASE]: "must be 1 for the legacy form" }),
+    scheme: nonEmpty("payment scheme", "exact"),
+    network: nonEmpty("v1 network name or CAIP-2 id", "solana-devnet"),
+    accepted: t.Optional(t.Never({ [ERROR_PHRASE]: "must be absent in the legacy form" })),
+  },
+  "PaymentPayload (x402 v1)",
+);
+
+/** The decoded content of the base64 v1 string. */
+export const V1PaymentPayloadModel = t.Union([...v1Payloads], { [ERROR_PHRASE]: "must be a JSON object" });
+
+const Base64V1PayloadModel = t.String({
+  // Surrounding whitespace is tolerated; the rest must be strict base64 of at least one group.
+  pattern: "^\\s*(?=[A-Za-z0-9+/])(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?\\s*$",
+  [ERROR_PHRASE]: "is not valid base64",
+  contentEncoding: "base64",
+  contentMediaType: "application/json",
+  contentSchema: V1PaymentPayloadModel,
+  title: "PaymentPayload (x402 v1, base64 JSON)",
+  description: "base64 of the UTF-8 JSON of a v1 payload; normalised to v2 internally",
+});
+
+export const PaymentPayloadModel = t.Union([...v2Payloads, Base64V1PayloadModel, ...v1Payloads], {
+  [ERROR_PHRASE]: "must be a v2 object or a base64-encoded v1 JSON string",
+});
+
+/** POST /verify and POST /settle (the spec's SettlePaymentDto). */
+export const PaymentRequestBody = t.Object(
+  {
+    paymentPayload: PaymentPayloadModel,
+    paymentRequirements: PaymentRequirementsModel,
+    x402Version: t.Optional(t.Unknown({ description: "sent by the official HTTP client beside the two fields; not read" })),
+  },
+  {
+    ...OPEN,
+    title: "PaymentRequest",
+    [ERROR_PHRASE]: "must be a JSON object",
+    description: "the payment and the requirements it answers; unknown fields are accepted",
+    examples: [EXAMPLE_V2_REQUEST, EXAMPLE_V1_REQUEST, EXAMPLE_MODE_REQUEST],
+  },
+);
+export type PaymentRequestBody = typeof PaymentRequestBody.static;
+
+export const ReasonCodeModel = enumSchema(REASON_CODES, {
+  description: "stable reason code (docs/verification.md); one closed list for /verify and /settle",
+});
+
+const Extensions = (description: string) => t.Optional(t.Record(t.String(), t.Unknown(), { description }));
+
+export const VerifyResponseModel = t.Object(
+  {
+    isValid: t.Boolean(),
+    payer: t.Optional(t.String({ description: "TransferChecked authority (base58), once the transfer is found" })),
+    invalidReason: t.Optional(ReasonCodeModel),
+    invalidMessage: t.Optional(t.String({ description: "what failed, for people" })),
+    extensions: Extensions("the settlement mode, when one was given: {mode}"),
+  },
+  {
+    title: "VerifyResponse",
+    additionalProperties: false,
+    description: "payment problems are answered 200 with isValid false and a reason code",
+    examples: [
+      { isValid: true, payer: EXAMPLE_PAYER },
+      { isValid: false, invalidReason: "AMOUNT_MISMATCH", invalidMessage: "transfer amount 500 differs from the required 1000", payer: EXAMPLE_PAYER },
+    ],
+  },
+);
 export type VerifyResponse = typeof VerifyResponseModel.static;
 
-export const SupportedKindModel = t.Object({
-  x402Version: t.Number(),
-  scheme: t.Literal("exact"),
-  network: t.String(),
-  extra: t.Object({
-    feePayer: t.Optional(t.String()),
-    /** Every mint this facilitator accepts on this network (USDC_MINT). */
-    assets: t.Optional(t.Array(t.String())),
-  }),
-});
+export const SettleResponseModel = t.Object(
+  {
+    success: t.Boolean(),
+    transaction: t.String({ description: "the transaction signature; empty on failure" }),
+    network: t.String({ description: "CAIP-2 id of the network" }),
+    errorReason: t.Optional(ReasonCodeModel),
+    errorMessage: t.Optional(t.String()),
+    payer: t.Optional(t.String({ description: "payer wallet (base58)" })),
+    extensions: Extensions("mode, paymentId, replayed (an idempotent hit), originalTransaction (DUPLICATE_SETTLEMENT)"),
+  },
+  {
+    title: "SettleResponse",
+    additionalProperties: false,
+    description: "settlement problems are answered 200 with success false and a reason code",
+    examples: [
+      { success: true, transaction: EXAMPLE_SIGNATURE, network: EXAMPLE_NETWORK, payer: EXAMPLE_PAYER, extensions: { mode: "standard" } },
+      { success: false, transaction: "", network: EXAMPLE_NETWORK, errorReason: "INSUFFICIENT_FUNDS", errorMessage: "the payer's token account holds 0, less than 1000", payer: EXAMPLE_PAYER },
+    ],
+  },
+);
+
+export const SupportedKindModel = t.Object(
+  {
+    x402Version: Type.Integer(),
+    scheme: t.Literal("exact"),
+    network: t.String({ description: "CAIP-2 id (v2) or v1 network name (v1)" }),
+    extra: t.Object(
+      {
+        feePayer: t.Optional(t.String({ description: "the fee payer to put in transactions" })),
+        /** Every mint this facilitator accepts on this network (USDC_MINT). */
+        assets: t.Optional(t.Array(t.String(), { description: "every mint accepted (USDC_MINT)" })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { title: "SupportedKind", additionalProperties: false },
+);
 export type SupportedKind = typeof SupportedKindModel.static;
 
-export const SupportedResponseModel = t.Object({
-  kinds: t.Array(SupportedKindModel),
-  extensions: t.Array(t.String()),
-  signers: t.Record(t.String(), t.Array(t.String())),
-});
+export const SupportedResponseModel = t.Object(
+  {
+    kinds: t.Array(SupportedKindModel),
+    extensions: t.Array(t.String(), { description: "settlement-mode extensions" }),
+    signers: t.Record(t.String(), t.Array(t.String()), { description: "every fee-payer key, by CAIP-2 family" }),
+  },
+  {
+    title: "SupportedResponse",
+    additionalProperties: false,
+    examples: [
+      {
+        kinds: [
+          { x402Version: 2, scheme: "exact", network: EXAMPLE_NETWORK, extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET] } },
+          { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET] } },
+        ],
+        extensions: [...MODE_EXTENSION_IDS],
+        signers: { "solana:*": [EXAMPLE_FEE_PAYER] },
+      },
+    ],
+  },
+);
 export type SupportedResponse = typeof SupportedResponseModel.static;

@@ -4,8 +4,16 @@ import { v1NetworkFromCaip2 } from "../../domain/networks.ts";
 import { settlementModeOf, type PaymentRequest } from "../../domain/payment/payment-request.ts";
 import { MODE_EXTENSION_IDS } from "../../domain/settlement/settlement-mode.ts";
 import { verifyPayment, type VerifyPaymentDeps, type VerifyPaymentResult } from "../../application/verify-payment.ts";
-import { normalisePaymentRequest } from "./payment-request.ts";
-import type { SupportedKind, SupportedResponse, VerifyResponse } from "./models.ts";
+import { errorResponses } from "../error-models.ts";
+import { toPaymentRequest } from "./payment-request.ts";
+import {
+  PaymentRequestBody,
+  type SupportedKind,
+  type SupportedResponse,
+  SupportedResponseModel,
+  type VerifyResponse,
+  VerifyResponseModel,
+} from "./models.ts";
 
 export type FacilitatorVerifyDeps = Omit<VerifyPaymentDeps, "feePayers"> &
   Readonly<{
@@ -22,11 +30,36 @@ export type FacilitatorVerifyDeps = Omit<VerifyPaymentDeps, "feePayers"> &
 export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
   const verify = deps.verify ?? ((request: PaymentRequest) => verifyPayment(request, deps));
   return new Elysia({ name: "facilitator-verify" })
-    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets ?? [deps.asset]))
-    .post("/verify", async ({ body }): Promise<VerifyResponse> => {
-      const request = normalisePaymentRequest(body);
-      return toVerifyResponse(await verify(request), settlementModeOf(request.paymentPayload));
-    });
+    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets ?? [deps.asset]), {
+      response: { 200: SupportedResponseModel, ...errorResponses([500]) },
+      detail: {
+        operationId: "supported",
+        tags: ["payments"],
+        summary: "Supported payment kinds, settlement-mode extensions and fee-payer keys",
+        description: "One kind per protocol version (v2 with the CAIP-2 network, v1 with its legacy name); `extra.feePayer` is the key to put in transactions as fee payer.",
+      },
+    })
+    .post(
+      "/verify",
+      async ({ body }): Promise<VerifyResponse> => {
+        const request = toPaymentRequest(body);
+        return toVerifyResponse(await verify(request), settlementModeOf(request.paymentPayload));
+      },
+      {
+        parse: "json",
+        body: PaymentRequestBody,
+        response: { 200: VerifyResponseModel, ...errorResponses([400, 401, 413, 500]) },
+        detail: {
+          operationId: "verify",
+          // Open unless the operator configured API keys (FACILITATOR_API_KEYS_FILE).
+          security: [{}, { apiKey: [] }],
+          tags: ["payments"],
+          summary: "Verify a payment against payment requirements, without settling",
+          description:
+            "Checks the transaction (one TransferChecked of exactly the amount, to payTo or its associated token account, in the asset; our key as fee payer with its slot empty; only SPL Token, ComputeBudget and Memo; bounded fees) and, when simulation is on, the ledger. A payment problem is 200 with `isValid: false`, a reason code and a message; only a malformed request is 400.",
+        },
+      },
+    );
 }
 
 /** design.md §3: one kind per protocol version, all signers listed under `solana:*`. */

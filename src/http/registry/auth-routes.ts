@@ -1,8 +1,10 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { isAddress, type Address } from "@solana/kit";
 import type { SignIn, SignInResult } from "../../application/auth/sign-in.ts";
 import { clientKey, noAddress } from "../client-address.ts";
+import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
+import { ChallengeBody, ChallengeView, TokenBody, TokenView } from "./auth-models.ts";
 
 /** Same shape as the registration rate limit, so one shared-counter limiter serves both. */
 export type ChallengeRateLimit = Readonly<{ allow(key: string): Promise<boolean> }>;
@@ -16,13 +18,7 @@ export type AuthRoutesDeps = Readonly<{
   clientAddressOf?: (request: Request) => string | null;
 }>;
 
-export const ChallengeBody = t.Object({ address: t.String({ maxLength: 64, description: "wallet address (base58)" }) });
-export const TokenBody = t.Object({
-  address: t.String({ maxLength: 64, description: "wallet address (base58) that signed" }),
-  message: t.String({ maxLength: 2048, description: "the challenge's message, unchanged" }),
-  signature: t.String({ maxLength: 256, description: "ed25519 signature of the message's UTF-8 bytes, base58 or base64" }),
-});
-
+const RATE_LIMITED = { 429: { when: "more than AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE from this client; retry in a minute", message: "too many sign-in challenges from this address; retry in a minute" } };
 
 /**
  * Sign-In With Solana: POST /auth/challenge and POST /auth/token (docs/auth.md). Mount after
@@ -45,7 +41,16 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
         set.headers["cache-control"] = "no-store";
         return deps.signIn.challenge(address);
       },
-      { body: ChallengeBody },
+      {
+        parse: "json",
+        body: ChallengeBody,
+        response: { 200: ChallengeView, ...errorResponses([400, 413, 429, 500], RATE_LIMITED) },
+        detail: {
+          operationId: "authChallenge",
+          tags: ["auth"],
+          summary: "Sign-In With Solana, step 1: a one-time message for the wallet to sign",
+        },
+      },
     )
     .post(
       "/auth/token",
@@ -61,7 +66,23 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
         set.headers["cache-control"] = "no-store";
         return { accessToken: result.accessToken, tokenType: "Bearer" as const, expiresIn: result.expiresIn };
       },
-      { body: TokenBody },
+      {
+        parse: "json",
+        body: TokenBody,
+        response: {
+          200: TokenView,
+          ...errorResponses([400, 401, 413, 429, 500], {
+            401: { when: "the signature does not prove the key, or the challenge is unknown, used or expired", message: "signature does not verify for this address and message" },
+            ...RATE_LIMITED,
+          }),
+        },
+        detail: {
+          operationId: "authToken",
+          tags: ["auth"],
+          summary: "Sign-In With Solana, step 2: trade the signed challenge for an access token",
+          description: "The challenge is used once, atomically, across replicas.",
+        },
+      },
     );
 }
 
@@ -72,8 +93,6 @@ function refusal(result: Extract<SignInResult, { ok: false }>): HttpError {
 }
 
 function base58Address(text: string): Address {
-  if (!isAddress(text)) throw new HttpError(400, ["address: must be a base58 address"]);
+  if (!isAddress(text)) throw new HttpError(400, "address must be a base58 address");
   return text;
 }
-
-

@@ -1,40 +1,32 @@
 import { isAddress } from "@solana/kit";
 import type { AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
 import { decodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
-import { isServiceType } from "../../domain/registry/agent-service.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import type { FeedbackFilter } from "../../domain/registry/feedback-selection.ts";
 import type { ServiceFilter } from "../../domain/registry/service-selection.ts";
 import { HttpError } from "../http-error.ts";
-import type { AgentListQuery, FeedbackQuery, ServicesQuery } from "./registry-models.ts";
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
-const MIN_SEARCH_LENGTH = 2;
+import { type AgentListQuery, DEFAULT_PAGE_SIZE, type FeedbackQuery, type ServicesQuery } from "./registry-models.ts";
 
 type Problems = string[];
 
-/** Validates GET /agents parameters; every problem is listed in one 400. */
+/**
+ * Query parameters that passed their schemas (registry-models.ts) become read-model requests. What
+ * a schema cannot say is checked here, every problem listed in one 400: a cursor this API issued,
+ * an address whose base58 decodes to 32 bytes.
+ */
 export function parseAgentListQuery(query: AgentListQuery, categories: CategoryCatalog): AgentPageRequest {
   const problems: Problems = [];
   const request: {
     -readonly [K in keyof AgentPageRequest]: AgentPageRequest[K];
-  } = { limit: parseLimit(query.limit, problems) };
+  } = { limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit) };
   if (query.cursor !== undefined) {
     const after = decodeAgentCursor(query.cursor);
     if (after) request.after = after;
-    else problems.push("cursor: not a cursor issued by this API");
+    else problems.push("cursor is not a cursor issued by this API");
   }
-  if (query.q !== undefined) {
-    if (query.q.length < MIN_SEARCH_LENGTH) problems.push(`q: must be at least ${MIN_SEARCH_LENGTH} characters`);
-    else request.q = query.q;
-  }
-  if (query.category !== undefined) {
-    if (query.category.trim() === "") problems.push("category: must not be empty");
-    else request.categoryHash = categories.resolve(query.category);
-  }
-  const active = parseBoolean("active", query.active, problems);
-  if (active !== undefined) request.active = active;
+  if (query.q !== undefined) request.q = query.q;
+  if (query.category !== undefined) request.categoryHash = categories.resolve(query.category);
+  if (query.active !== undefined) request.active = query.active === "true";
   const owner = parseAddress("owner", query.owner, problems);
   if (owner !== undefined) request.owner = owner;
   throwIfAny(problems);
@@ -46,49 +38,23 @@ export function parseFeedbackQuery(query: FeedbackQuery): FeedbackFilter {
   const filter: { -readonly [K in keyof FeedbackFilter]: FeedbackFilter[K] } = {};
   const reviewer = parseAddress("reviewer", query.reviewer, problems);
   if (reviewer !== undefined) filter.reviewer = reviewer;
-  const verified = parseBoolean("verified", query.verified, problems);
-  if (verified !== undefined) filter.verified = verified;
-  const includeRevoked = parseBoolean("includeRevoked", query.includeRevoked, problems);
-  if (includeRevoked !== undefined) filter.includeRevoked = includeRevoked;
+  if (query.verified !== undefined) filter.verified = query.verified === "true";
+  if (query.includeRevoked !== undefined) filter.includeRevoked = query.includeRevoked === "true";
   throwIfAny(problems);
   return filter;
 }
 
 export function parseServicesQuery(query: ServicesQuery): ServiceFilter {
-  const problems: Problems = [];
   const filter: { -readonly [K in keyof ServiceFilter]: ServiceFilter[K] } = {};
-  if (query.serviceType !== undefined) {
-    if (isServiceType(query.serviceType)) filter.serviceType = query.serviceType;
-    else problems.push("serviceType: must be one of mcp, a2a, api, web");
-  }
-  const active = parseBoolean("active", query.active, problems);
-  if (active !== undefined) filter.active = active;
-  throwIfAny(problems);
+  if (query.serviceType !== undefined) filter.serviceType = query.serviceType;
+  if (query.active !== undefined) filter.active = query.active === "true";
   return filter;
-}
-
-function parseLimit(text: string | undefined, problems: Problems): number {
-  if (text === undefined) return DEFAULT_PAGE_SIZE;
-  const limit = /^[0-9]{1,3}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) {
-    problems.push(`limit: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-    return DEFAULT_PAGE_SIZE;
-  }
-  return limit;
-}
-
-function parseBoolean(name: string, text: string | undefined, problems: Problems): boolean | undefined {
-  if (text === undefined) return undefined;
-  if (text === "true") return true;
-  if (text === "false") return false;
-  problems.push(`${name}: must be true or false`);
-  return undefined;
 }
 
 function parseAddress(name: string, text: string | undefined, problems: Problems): string | undefined {
   if (text === undefined) return undefined;
   if (isAddress(text)) return text;
-  problems.push(`${name}: must be a base58 address`);
+  problems.push(`${name} must be a base58 address`);
   return undefined;
 }
 

@@ -6,8 +6,9 @@ import { ProtocolConfigUnavailableError } from "../../application/registry/proto
 import { LedgerError } from "../../application/ports/ledger.ts";
 import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
 import { clientKey, noAddress } from "../client-address.ts";
+import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
-import { RegisterAgentBody, type RegisterAgentView } from "./register-models.ts";
+import { RegisterAgentBody, RegisterAgentView } from "./register-models.ts";
 
 export type RegisterRoutesDeps = Readonly<{
   registration: RegisterAgentDeps | null;
@@ -22,7 +23,7 @@ export type RegisterRoutesDeps = Readonly<{
 export function registerRoutes(deps: RegisterRoutesDeps) {
   return new Elysia({ name: "registry-register" }).post(
     "/agents/register",
-    async ({ body, request, set }): Promise<RegisterAgentView> => {
+    async ({ body, request, set }) => {
       if (!deps.registration) throw new HttpError(503, "registration is not configured on this service (no config authority key)");
       const tags = checkTags(body.tags ?? [], deps.registration);
       checkMetadataUri(body.metadataUri);
@@ -45,7 +46,24 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
       set.status = 201;
       return result.response;
     },
-    { body: RegisterAgentBody },
+    {
+      parse: "json",
+      body: RegisterAgentBody,
+      response: {
+        201: RegisterAgentView,
+        ...errorResponses([400, 413, 429, 500, 502, 503], {
+          400: { when: "a field outside its rule, or a metadataUri the fetcher refuses (METADATA_* code in the message)", message: "metadataUri: METADATA_HOST_UNKNOWN: the metadata host does not exist" },
+          503: { when: "no config authority key, the ledger unreachable, or the program paused", message: "registration is not configured on this service (no config authority key)" },
+        }),
+      },
+      detail: {
+        operationId: "registerAgent",
+        tags: ["registration"],
+        summary: "Build a register_agent transaction, partially signed by the config authority and a new asset key",
+        description:
+          "The owner signs the returned transaction (its slot is empty) and broadcasts it. The metadata document is fetched to hash it (https: or ipfs:, public hosts only). Rate-limited per client (REGISTER_RATE_LIMIT_PER_MINUTE).",
+      },
+    },
   );
 }
 
@@ -54,7 +72,7 @@ function checkTags(tags: readonly string[], registration: RegisterAgentDeps): re
   const problems = tags.flatMap((tag, i) =>
     registration.categories.nameOf(registration.categories.resolve(tag)) !== undefined || [...tag].length <= MAX_FREE_TAG_LENGTH
       ? []
-      : [`tags.${i}: not a known category and longer than ${MAX_FREE_TAG_LENGTH} characters`],
+      : [`tags.${i} is not a known category and longer than ${MAX_FREE_TAG_LENGTH} characters`],
   );
   if (problems.length > 0) throw new HttpError(400, problems);
   return tags;
@@ -65,9 +83,9 @@ function checkMetadataUri(uri: string): void {
   try {
     parsed = new URL(uri);
   } catch {
-    throw new HttpError(400, "metadataUri: not a URI");
+    throw new HttpError(400, "metadataUri is not a URI");
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "ipfs:") throw new HttpError(400, "metadataUri: must be an https: or ipfs: URI");
+  if (parsed.protocol !== "https:" && parsed.protocol !== "ipfs:") throw new HttpError(400, "metadataUri must be an https: or ipfs: URI");
 }
 
 /** The ledger or the config being unreachable is the service's outage, not a bad request. */

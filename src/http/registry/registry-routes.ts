@@ -3,16 +3,29 @@ import { isAddress } from "@solana/kit";
 import { RegistryIndexUnavailableError, type AgentIndex } from "../../application/ports/agent-index.ts";
 import { encodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
+import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
 import { createAgentPresenter } from "./agent-presenter.ts";
 import { parseAgentListQuery, parseFeedbackQuery, parseServicesQuery } from "./query-parsing.ts";
 import { readCors } from "./read-cors.ts";
-import { AgentIdParams, AgentListQuery, FeedbackQuery, ServicesQuery, type AgentListView } from "./registry-models.ts";
+import {
+  AgentDetailView,
+  AgentIdParams,
+  AgentListQuery,
+  AgentListView,
+  CategoryListView,
+  FeedbackListView,
+  FeedbackQuery,
+  ServiceListView,
+  ServicesQuery,
+} from "./registry-models.ts";
 
 export type RegistryRoutesDeps = Readonly<{
   index: AgentIndex;
   categories: CategoryCatalog;
 }>;
+
+const NOT_FOUND = { 404: { when: "no agent has this nftMint (or it is not a base58 address)", message: "agent not found" } };
 
 /**
  * Read side of the registry interface: GET /agents, /agents/categories, /agents/:id,
@@ -27,7 +40,7 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
     .use(readCors())
     .get(
       "/agents",
-      async ({ query }): Promise<AgentListView> => {
+      async ({ query }) => {
         const request = parseAgentListQuery(query, categories);
         const page = await available(index.listAgents(request));
         return {
@@ -35,9 +48,21 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
           cursor: { next: page.nextKey ? encodeAgentCursor(page.nextKey) : null, hasMore: page.nextKey !== null },
         };
       },
-      { query: AgentListQuery },
+      {
+        query: AgentListQuery,
+        response: { 200: AgentListView, ...errorResponses([400, 500, 503]) },
+        detail: {
+          operationId: "listAgents",
+          tags: ["agents"],
+          summary: "Search and list agents, newest update first, with cursor pagination",
+          description: "Sorted by updated_at then nftMint, descending. Served from an index refreshed every 30 s (REGISTRY_CACHE_TTL_SECONDS).",
+        },
+      },
     )
-    .get("/agents/categories", () => categoryList)
+    .get("/agents/categories", () => categoryList, {
+      response: { 200: CategoryListView, ...errorResponses([500]) },
+      detail: { operationId: "listCategories", tags: ["agents"], summary: "Every known category: its name and on-chain tag hash" },
+    })
     .get(
       "/agents/:id",
       async ({ params }) => {
@@ -47,7 +72,11 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         if (!agent || !services) throw agentNotFound();
         return present.detail(agent, services);
       },
-      { params: AgentIdParams },
+      {
+        params: AgentIdParams,
+        response: { 200: AgentDetailView, ...errorResponses([400, 404, 500, 503], NOT_FOUND) },
+        detail: { operationId: "getAgent", tags: ["agents"], summary: "One agent: the list fields plus its accounts, tags, times and services" },
+      },
     )
     .get(
       "/agents/:id/feedback",
@@ -58,7 +87,12 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         if (!entries) throw agentNotFound();
         return entries.map(present.feedback);
       },
-      { params: AgentIdParams, query: FeedbackQuery },
+      {
+        params: AgentIdParams,
+        query: FeedbackQuery,
+        response: { 200: FeedbackListView, ...errorResponses([400, 404, 500, 503], NOT_FOUND) },
+        detail: { operationId: "listFeedback", tags: ["agents"], summary: "An agent's feedback, newest first; revoked entries only with includeRevoked=true" },
+      },
     )
     .get(
       "/agents/:id/services",
@@ -69,7 +103,12 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         if (!services) throw agentNotFound();
         return services.map(present.service);
       },
-      { params: AgentIdParams, query: ServicesQuery },
+      {
+        params: AgentIdParams,
+        query: ServicesQuery,
+        response: { 200: ServiceListView, ...errorResponses([400, 404, 500, 503], NOT_FOUND) },
+        detail: { operationId: "listServices", tags: ["agents"], summary: "An agent's services (mcp, a2a, api, web), by type and status" },
+      },
     );
 }
 
