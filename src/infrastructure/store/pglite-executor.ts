@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import type { Transaction } from "@electric-sql/pglite";
 import type { Logger } from "../../application/ports/logger.ts";
@@ -44,12 +45,19 @@ export async function createPgliteExecutor(options: PgliteExecutorOptions = {}):
   const lock = directory === undefined ? null : acquireDirectoryLock(directory);
   let db: PGlite;
   try {
-    if (directory !== undefined) {
-      if (options.template !== undefined) seedFromTemplate(options.template, directory, options.logger ?? silentLogger);
-      mkdirSync(directory, { recursive: true, mode: 0o700 });
-    }
     const startParams = [...PGLITE_START_PARAMS];
-    db = directory === undefined ? await PGlite.create({ startParams }) : await PGlite.create({ dataDir: directory, startParams });
+    if (directory === undefined) {
+      db = await PGlite.create({ startParams });
+    } else {
+      const template = options.template !== undefined && isEmptyDirectory(directory) ? options.template : undefined;
+      // PGlite compiles 9 MB of WebAssembly (100-250 ms on the engine's compiler threads) before it
+      // looks at the directory; started first, that overlaps the template copy's file creation.
+      const compiled = template === undefined ? undefined : compilePgliteWasm();
+      if (template !== undefined) seedFromTemplate(template, directory, options.logger ?? silentLogger);
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      const pgliteWasmModule = await compiled;
+      db = await PGlite.create({ dataDir: directory, startParams, ...(pgliteWasmModule === undefined ? {} : { pgliteWasmModule }) });
+    }
   } catch (error) {
     lock?.release();
     throw error;
@@ -73,7 +81,6 @@ export async function createPgliteExecutor(options: PgliteExecutorOptions = {}):
 
 /** Under the directory lock: a new database starts as a copy of the template; initdb runs only without one. */
 function seedFromTemplate(template: string, directory: string, logger: Logger): void {
-  if (!isEmptyDirectory(directory)) return;
   try {
     copyPgliteTemplate(template, directory);
     logger.info("store created from template", { template });
@@ -81,6 +88,10 @@ function seedFromTemplate(template: string, directory: string, logger: Logger): 
     // The template is an optimisation: without it PGlite runs initdb, as before it existed.
     logger.warn("store template not copied; running initdb", { template, error: error instanceof Error ? error.message : String(error) });
   }
+}
+
+function compilePgliteWasm(): Promise<WebAssembly.Module> {
+  return WebAssembly.compile(readFileSync(fileURLToPath(import.meta.resolve("@electric-sql/pglite/pglite.wasm"))));
 }
 
 function queryableOver(client: PgliteLike): SqlQueryable {
