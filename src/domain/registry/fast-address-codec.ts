@@ -1,6 +1,7 @@
 import { combineCodec, createDecoder, getAddressEncoder, type Address, type FixedSizeCodec, type FixedSizeDecoder, type ReadonlyUint8Array } from "@solana/kit";
 
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const ALPHABET_CODES = Array.from("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", (c) => c.charCodeAt(0));
+const ONE = 49;
 const ADDRESS_SIZE = 32;
 /** A 32-byte value needs at most 44 base58 digits. */
 const MAX_DIGITS = 44;
@@ -27,9 +28,11 @@ export function base58OfAddressBytes(bytes: ReadonlyUint8Array, offset = 0): str
       carry = (carry / 58) | 0;
     }
   }
-  let out = "1".repeat(zeros);
-  for (let j = length - 1; j >= 0; j--) out += ALPHABET[digits[j] as number];
-  return out;
+  // One flat string from char codes: appending a character at a time builds a rope of 44 nodes,
+  // which the engine keeps (about 2 KB per address) until something flattens it.
+  const codes = new Array<number>(zeros + length).fill(ONE, 0, zeros);
+  for (let j = 0; j < length; j++) codes[zeros + j] = ALPHABET_CODES[digits[length - 1 - j] as number] as number;
+  return String.fromCharCode(...codes);
 }
 
 export function getFastAddressDecoder(): FixedSizeDecoder<Address, 32> {
