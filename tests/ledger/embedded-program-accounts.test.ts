@@ -4,6 +4,7 @@
 import { describe, expect, it } from "bun:test";
 import { generateKeyPairSigner, getAddressEncoder, type Address } from "@solana/kit";
 import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { LiteSVM } from "litesvm";
 import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { fundWallets, transferWire } from "./helpers.ts";
 
@@ -39,8 +40,12 @@ describe("embedded ledger getProgramAccounts (JS-side copy kept exact across wri
     ledger.setAccount(d, { lamports: 5n, data: new Uint8Array([7, 9]), owner: program }); // new
     ledger.setAccount(c, { owner: other }); // moves to another program
     ledger.setAccount(a, { lamports: 0n }); // an account without lamports does not exist
+    const wallet = await newAddress();
+    ledger.setAccount(wallet, { lamports: 9n, data: new Uint8Array([7]), owner: program });
+    ledger.setAccount(wallet, { owner: SYSTEM_PROGRAM, data: new Uint8Array(0) }); // to a program litesvm lists itself
 
     expect((await listed(ledger, program, [tagged])).map((x) => x.address)).toEqual([d]);
+    expect((await listed(ledger, SYSTEM_PROGRAM)).some((x) => x.address === wallet)).toBe(true);
     expect(await listed(ledger, program)).toEqual(native(ledger, program, [a, b, c, d]));
     expect(await listed(ledger, other)).toEqual(native(ledger, other, [a, b, c, d]));
     expect((await listed(ledger, program, [{ dataSize: 2 }]))[0]?.data).toEqual(new Uint8Array([7, 9]));
@@ -71,5 +76,18 @@ describe("embedded ledger getProgramAccounts (JS-side copy kept exact across wri
     const [again] = await ledger.getProgramAccounts(program);
     expect(again?.data).toEqual(new Uint8Array([1, 2, 3]));
     expect(ledger.readAccount(target)?.data).toEqual(new Uint8Array([1, 2, 3]));
+  });
+
+  it("rests on litesvm creating, at boot, no account owned by a program outside the ones it lists natively", () => {
+    const svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true);
+    const programs = [
+      TOKEN_PROGRAM_ADDRESS,
+      "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+      "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
+      "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+      "AddressLookupTab1e1111111111111111111111111",
+      "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5",
+    ] as Address[];
+    for (const program of programs) expect(svm.getProgramAccounts(program).length).toBe(0);
   });
 });

@@ -160,16 +160,22 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
   function setAccount(target: Address, update: AccountUpdate): void {
     const current = readAccount(svm, target);
     const data = update.data ?? current?.data ?? new Uint8Array(0);
+    const written = {
+      owner: update.owner ?? current?.owner ?? address("11111111111111111111111111111111"),
+      lamports: update.lamports ?? current?.lamports ?? 0n,
+      executable: update.executable ?? current?.executable ?? false,
+      data,
+    };
     svm.setAccount({
       address: target,
-      lamports: toLamports(update.lamports ?? current?.lamports ?? 0n),
-      programAddress: update.owner ?? current?.owner ?? address("11111111111111111111111111111111"),
-      executable: update.executable ?? current?.executable ?? false,
+      lamports: toLamports(written.lamports),
+      programAddress: written.owner,
+      executable: written.executable,
       space: BigInt(data.length),
       data,
     });
     if (update.rentEpoch !== undefined) rentEpochs.set(target, update.rentEpoch);
-    programAccounts.written(target);
+    programAccounts.written(target, written);
   }
 
   function rentExempt(size: bigint): bigint {
