@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
-import { buildAgentCatalog, type AgentCatalog, type AgentFilter, type AgentRecord } from "../../src/domain/registry/agent-catalog.ts";
+import { agentCatalogWork, buildAgentCatalog, type AgentCatalog, type AgentFilter, type AgentRecord } from "../../src/domain/registry/agent-catalog.ts";
 import { decodeAgentCursor, encodeAgentCursor } from "../../src/domain/registry/agent-cursor.ts";
 import type { AgentKey } from "../../src/domain/registry/agent-order.ts";
 import { categoryHash } from "../../src/domain/registry/categories.ts";
-import { agentIdentity, testAddress } from "./support/registry-fixtures.ts";
+import { finishNow } from "../../src/domain/registry/sliced-work.ts";
+import { agentIdentity, hashBytes, testAddress } from "./support/registry-fixtures.ts";
 
 function record(n: number, overrides: Parameters<typeof agentIdentity>[1] = {}): AgentRecord {
   return { address: testAddress(9, n), identity: agentIdentity(n, overrides) };
@@ -105,6 +106,98 @@ describe("agent catalog (pure read model)", () => {
     expect(catalog.get(older.identity.nftMint)?.address).toBe(newer.address);
     expect(catalog.get(testAddress(1, 999))).toBeUndefined();
     expect(catalog.ownedBy(older.identity.owner).map((r) => r.identity.nftMint)).toEqual([older.identity.nftMint]);
+  });
+});
+
+/** A small deterministic generator, so a failing case can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+const URI_PARTS = ["https://", "ipfs://Qm", "Agents.Example/", "mirror.example/", "İstanbul/", "café/", "ＡＢ/", "x", "77/", "/7", "card.json"];
+const TAG_NAMES = ["defi", "trading", "data", "custom-tag"];
+
+function randomRecord(next: () => number, n: number, version: number): AgentRecord {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
+  const uri = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(URI_PARTS)).join("") + String(n % 50);
+  return record(n, {
+    owner: testAddress(2, Math.floor(next() * 6)),
+    metadataUri: uri,
+    active: next() < 0.8,
+    tags: Array.from({ length: Math.floor(next() * 3) }, () => hashBytes(pick(TAG_NAMES))),
+    updatedAt: 1_700_000_000n + BigInt(Math.floor(next() * 40) + version),
+  });
+}
+
+/** The matches of `filter` by brute force, in list order: what every page sequence must add up to. */
+function bruteForce(records: readonly AgentRecord[], filter: AgentFilter): string[] {
+  const q = filter.q?.toLowerCase();
+  return expectedOrder(
+    records.filter(
+      (r) =>
+        (filter.owner === undefined || r.identity.owner === filter.owner) &&
+        (filter.active === undefined || r.identity.active === filter.active) &&
+        (filter.categoryHash === undefined || r.identity.tags.some((t) => Buffer.from(t).toString("hex") === filter.categoryHash)) &&
+        (q === undefined || r.identity.metadataUri.toLowerCase().includes(q)),
+    ),
+  );
+}
+
+describe("agent catalog: q through the n-gram index, and refreshes that update the previous catalog", () => {
+  const queries = ["ht", "77", "/7", "7/", "77/", "EXAMPLE/", "agents.example/mirror", "ipfs://qm", "i̇stanbul", "İstanbul", "CAFÉ", "ａｂ/", "zz", "zzz", "x7", "json"];
+
+  test("q answers exactly what a substring scan of the lower-cased URIs answers, alone and combined", () => {
+    const next = random(7);
+    const records = Array.from({ length: 400 }, (_, n) => randomRecord(next, n, 0));
+    const catalog = buildAgentCatalog(records);
+    for (const q of queries) {
+      for (const filter of [{ q }, { q, active: true }, { q, owner: testAddress(2, 3) }, { q, categoryHash: categoryHash("defi") }]) {
+        const expected = bruteForce(records, filter);
+        for (const limit of [1, 7, 100]) expect(pageThrough(() => catalog, limit, filter)).toEqual(expected);
+      }
+    }
+  });
+
+  test("a refresh with no changed record returns the same catalog", () => {
+    const records = Array.from({ length: 50 }, (_, n) => randomRecord(random(n), n, 0));
+    const catalog = buildAgentCatalog(records);
+    expect(finishNow(agentCatalogWork([...records].reverse(), catalog))).toBe(catalog);
+  });
+
+  test("a catalog updated from the previous one over 100 refreshes (changes, additions, removals; the base rebuilt when the overlay grows) serves what a fresh build serves", () => {
+    const next = random(11);
+    let records = Array.from({ length: 300 }, (_, n) => randomRecord(next, n, 0));
+    let catalog = buildAgentCatalog(records);
+    let nextMint = 300;
+    for (let round = 1; round <= 100; round++) {
+      const changes = 1 + Math.floor(next() * 20);
+      const updated = [...records];
+      for (let c = 0; c < changes; c++) {
+        const at = Math.floor(next() * updated.length);
+        const roll = next();
+        const current = updated[at] as AgentRecord;
+        if (roll < 0.6) updated[at] = randomRecord(next, Number(current.identity.createdAt - 1_700_000_000n), round);
+        else if (roll < 0.8) updated.splice(at, 1);
+        else updated.push(randomRecord(next, nextMint++, round));
+      }
+      // Unchanged accounts keep their record objects, as the decode cache hands them over.
+      records = updated;
+      catalog = finishNow(agentCatalogWork(records, catalog));
+      const fresh = buildAgentCatalog(records.map((r) => ({ ...r })));
+      expect(catalog.size).toBe(fresh.size);
+      const owner = testAddress(2, round % 6);
+      for (const filter of [{}, { active: false }, { owner }, { categoryHash: categoryHash("data") }, { q: "77" }, { q: "example/" }, { q: "/7", active: true, owner }]) {
+        const expected = bruteForce(records, filter);
+        expect(pageThrough(() => fresh, 13, filter)).toEqual(expected);
+        expect(pageThrough(() => catalog, 13, filter)).toEqual(expected);
+      }
+      for (const r of records) expect(catalog.get(r.identity.nftMint)).toBe(r);
+      expect(catalog.ownedBy(owner).map((r) => r.identity.nftMint).sort()).toEqual(records.filter((r) => r.identity.owner === owner).map((r) => r.identity.nftMint).sort());
+    }
   });
 });
 

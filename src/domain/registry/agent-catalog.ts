@@ -1,7 +1,9 @@
 import type { Address } from "@solana/kit";
 import type { AgentIdentity } from "./agent-identity.ts";
 import { compareAgentKeys, firstIndexAfter, type AgentKey } from "./agent-order.ts";
-import { toHex } from "./borsh-codecs.ts";
+import { buildBase, buildOverlay, EMPTY_OVERLAY, entryOf, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
+import { finishNow, sortSliced, type SlicedWork } from "./sliced-work.ts";
+import { queryGrams } from "./uri-grams.ts";
 
 /** One indexed agent: its account address (the agent PDA) and the decoded account. */
 export type AgentRecord = Readonly<{ address: Address; identity: AgentIdentity }>;
@@ -33,37 +35,111 @@ export type AgentCatalog = Readonly<{
   ownedBy(owner: string): readonly AgentRecord[];
 }>;
 
-type Entry = AgentKey &
-  Readonly<{
-    record: AgentRecord;
-    uriLower: string;
-    tagHashes: readonly string[];
-  }>;
+/**
+ * While the agents changed since the base was built are fewer than this share of all agents (and
+ * at least OVERLAY_MIN), a refresh rebuilds only the overlay; past it, the base is rebuilt with
+ * them (in list order already: a merge, not a sort).
+ */
+const OVERLAY_SHARE = 1 / 16;
+const OVERLAY_MIN = 512;
+const EMPTY: readonly CatalogEntry[] = Object.freeze([]);
 
+type State = Readonly<{ base: BaseIndex; overlay: Overlay }>;
+
+/** The index behind each catalog, so the next refresh can start from it. */
+const states = new WeakMap<AgentCatalog, State>();
+
+/** The catalog of `records` at once (tests, small reads). */
 export function buildAgentCatalog(records: readonly AgentRecord[]): AgentCatalog {
-  const sorted = uniqueByMint(records).map(toEntry).sort(compareAgentKeys);
-  const byMint = new Map(sorted.map((e) => [e.nftMint, e]));
-  const byOwner = groupBy(sorted, (e) => [e.record.identity.owner]);
-  const byTag = groupBy(sorted, (e) => e.tagHashes);
-  const active = sorted.filter((e) => e.record.identity.active);
-  const inactive = sorted.filter((e) => !e.record.identity.active);
+  return finishNow(agentCatalogWork(records));
+}
 
-  // The smallest pre-sorted list that already satisfies one equality filter; the scan checks the rest.
-  function candidates(filter: AgentFilter): readonly Entry[] {
-    const lists: (readonly Entry[])[] = [sorted];
-    if (filter.owner !== undefined) lists.push(byOwner.get(filter.owner) ?? []);
-    if (filter.categoryHash !== undefined) lists.push(byTag.get(filter.categoryHash) ?? []);
-    if (filter.active !== undefined) lists.push(filter.active ? active : inactive);
-    return lists.reduce((a, b) => (b.length < a.length ? b : a));
+/**
+ * The catalog of `records`, as work that pauses every few hundred agents (see sliced-work.ts).
+ * Given the previous catalog (records of unchanged accounts must be the same objects as before),
+ * it is returned as it is when no agent changed, and when few did it keeps the previous base and
+ * rebuilds only the small overlay of what changed.
+ */
+export function* agentCatalogWork(records: readonly AgentRecord[], previous?: AgentCatalog): SlicedWork<AgentCatalog> {
+  const unique = yield* uniqueByMint(records);
+  const state = previous ? states.get(previous) : undefined;
+  if (previous && state) {
+    const { removed, added } = yield* changesSince(state, unique);
+    if (removed.length === 0 && added.length === 0) return previous;
+    const { base, overlay } = state;
+    const removedBase = new Set(overlay.removed);
+    const current = new Map(overlay.added.map((e) => [e.nftMint, e]));
+    for (const entry of removed) {
+      if (base.byMint.get(entry.nftMint) === entry) removedBase.add(entry);
+      else current.delete(entry.nftMint);
+    }
+    for (const entry of added) current.set(entry.nftMint, entry);
+    const addedSorted = [...current.values()].sort(compareAgentKeys);
+    if (removedBase.size + addedSorted.length <= Math.max(OVERLAY_MIN, unique.size * OVERLAY_SHARE)) {
+      const gone = [...removedBase].map((e) => e.nftMint).filter((mint) => !current.has(mint));
+      return catalogOf({ base, overlay: yield* buildOverlay(removedBase, addedSorted, gone) });
+    }
+    const sorted = yield* mergedInOrder(base.sorted, removedBase, addedSorted);
+    return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
+  }
+  const all: CatalogEntry[] = [];
+  for (const record of unique.values()) {
+    all.push(entryOf(record));
+    if ((all.length & 1023) === 0) yield;
+  }
+  const sorted = yield* sortSliced(all, compareAgentKeys);
+  return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
+}
+
+/** One filter's candidates: positions in the base (null: all of it) and entries of the overlay. */
+type Candidates = Readonly<{ base: Positions | null; overlay: readonly CatalogEntry[] }>;
+
+function catalogOf(state: State): AgentCatalog {
+  const { base, overlay } = state;
+  const { sorted } = base;
+  const removed = overlay.removed;
+  const sizeOf = (c: Candidates) => (c.base ? c.base.length : sorted.length) + c.overlay.length;
+
+  // The smallest pre-sorted list that already satisfies one filter; the walk checks the rest.
+  function candidates(filter: AgentFilter, queryLower: string | undefined): Candidates {
+    const lists: Candidates[] = [{ base: null, overlay: overlay.added }];
+    const keyed = <K>(b: ReadonlyMap<K, Positions>, o: ReadonlyMap<K, readonly CatalogEntry[]>, key: K): Candidates => ({ base: b.get(key) ?? NO_POSITIONS, overlay: o.get(key) ?? EMPTY });
+    if (filter.owner !== undefined) lists.push(keyed(base.byOwner, overlay.byOwner, filter.owner));
+    if (filter.categoryHash !== undefined) lists.push(keyed(base.byTag, overlay.byTag, filter.categoryHash));
+    if (filter.active !== undefined) lists.push(filter.active ? { base: base.active, overlay: overlay.active } : { base: base.inactive, overlay: overlay.inactive });
+    const query = queryLower === undefined ? null : queryGrams(queryLower);
+    if (query) {
+      const [b, o] = query.size === 2 ? [base.bigrams, overlay.bigrams] : [base.trigrams, overlay.trigrams];
+      for (const gram of query.grams) lists.push(keyed(b, o, gram));
+    }
+    return lists.reduce((a, b) => (sizeOf(b) < sizeOf(a) ? b : a));
   }
 
+  /** Walks the base list (minus removed entries) and the overlay list together, in list order. */
   function page(request: AgentPageRequest): AgentPage {
-    const list = candidates(request);
-    const matches = matcher(request);
+    const queryLower = request.q?.toLowerCase();
+    const { base: positions, overlay: extra } = candidates(request, queryLower);
+    const matches = matcher(request, queryLower);
+    const baseLength = positions ? positions.length : sorted.length;
+    const baseAt = positions ? (i: number) => sorted[positions[i] as number] as Entry : (i: number) => sorted[i] as Entry;
+    let i = request.after ? firstAfter(baseLength, baseAt, request.after) : 0;
+    let j = request.after ? firstIndexAfter(extra, request.after) : 0;
     const items: AgentRecord[] = [];
     let last: Entry | undefined;
-    for (let i = request.after ? firstIndexAfter(list, request.after) : 0; i < list.length; i++) {
-      const entry = list[i] as Entry;
+    for (;;) {
+      if (removed.size > 0) while (i < baseLength && removed.has(baseAt(i))) i++;
+      const fromBase = i < baseLength ? baseAt(i) : undefined;
+      const fromOverlay = extra[j];
+      let entry: Entry;
+      if (fromBase && (!fromOverlay || compareAgentKeys(fromBase, fromOverlay) < 0)) {
+        entry = fromBase;
+        i++;
+      } else if (fromOverlay) {
+        entry = fromOverlay;
+        j++;
+      } else {
+        return { items, nextKey: null };
+      }
       if (!matches(entry)) continue;
       if (items.length === request.limit) {
         return { items, nextKey: last ? keyOf(last) : null };
@@ -71,46 +147,40 @@ export function buildAgentCatalog(records: readonly AgentRecord[]): AgentCatalog
       items.push(entry.record);
       last = entry;
     }
-    return { items, nextKey: null };
   }
 
-  return Object.freeze({
-    size: sorted.length,
+  const catalog: AgentCatalog = Object.freeze({
+    size: sorted.length - removed.size + overlay.added.length,
     page,
-    get: (nftMint: string) => byMint.get(nftMint)?.record,
-    ownedBy: (owner: string) => (byOwner.get(owner) ?? []).map((e) => e.record),
+    get: (nftMint: string) => (overlay.byMint.has(nftMint) ? overlay.byMint.get(nftMint)?.record : base.byMint.get(nftMint)?.record),
+    ownedBy: (owner: string) => page({ owner, limit: Number.POSITIVE_INFINITY }).items,
   });
+  states.set(catalog, state);
+  return catalog;
 }
 
-function matcher(filter: AgentFilter): (entry: Entry) => boolean {
-  const q = filter.q?.toLowerCase();
+const NO_POSITIONS: Positions = new Int32Array(0);
+
+type Entry = CatalogEntry;
+
+/** Index of the first element (read through `at`) that lists strictly after `key`. */
+function firstAfter(length: number, at: (i: number) => Entry, key: AgentKey): number {
+  let low = 0;
+  let high = length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareAgentKeys(at(mid), key) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function matcher(filter: AgentFilter, queryLower: string | undefined): (entry: Entry) => boolean {
   return (entry) =>
     (filter.owner === undefined || entry.record.identity.owner === filter.owner) &&
     (filter.active === undefined || entry.record.identity.active === filter.active) &&
     (filter.categoryHash === undefined || entry.tagHashes.includes(filter.categoryHash)) &&
-    (q === undefined || entry.uriLower.includes(q));
-}
-
-/** Entries depend only on their record; records of unchanged accounts are reused across refreshes. */
-const entries = new WeakMap<AgentRecord, Entry>();
-
-function toEntry(record: AgentRecord): Entry {
-  let entry = entries.get(record);
-  if (!entry) {
-    entry = newEntry(record);
-    entries.set(record, entry);
-  }
-  return entry;
-}
-
-function newEntry(record: AgentRecord): Entry {
-  return {
-    updatedAt: record.identity.updatedAt,
-    nftMint: record.identity.nftMint,
-    record,
-    uriLower: record.identity.metadataUri.toLowerCase(),
-    tagHashes: record.identity.tags.map(toHex),
-  };
+    (queryLower === undefined || entry.uriLower.includes(queryLower));
 }
 
 function keyOf(entry: Entry): AgentKey {
@@ -118,23 +188,39 @@ function keyOf(entry: Entry): AgentKey {
 }
 
 /** The program keeps one account per mint; if a ledger ever returns two, the newer one wins. */
-function uniqueByMint(records: readonly AgentRecord[]): AgentRecord[] {
+function* uniqueByMint(records: readonly AgentRecord[]): SlicedWork<Map<string, AgentRecord>> {
   const byMint = new Map<string, AgentRecord>();
-  for (const record of records) {
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as AgentRecord;
     const seen = byMint.get(record.identity.nftMint);
     if (!seen || record.identity.updatedAt > seen.identity.updatedAt) byMint.set(record.identity.nftMint, record);
+    if ((i & 1023) === 1023) yield;
   }
-  return [...byMint.values()];
+  return byMint;
 }
 
-function groupBy(entries: readonly Entry[], keys: (e: Entry) => readonly string[]): Map<string, Entry[]> {
-  const groups = new Map<string, Entry[]>();
-  for (const entry of entries) {
-    for (const key of new Set(keys(entry))) {
-      const group = groups.get(key);
-      if (group) group.push(entry);
-      else groups.set(key, [entry]);
+/** Current entries to take out (changed or gone) and entries to put in (changed or new). */
+function* changesSince(state: State, unique: ReadonlyMap<string, AgentRecord>): SlicedWork<{ removed: Entry[]; added: Entry[] }> {
+  const { base, overlay } = state;
+  const currentOf = (mint: string) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
+  const removed: Entry[] = [];
+  const added: Entry[] = [];
+  let stillThere = 0;
+  let n = 0;
+  for (const record of unique.values()) {
+    const current = currentOf(record.identity.nftMint);
+    if (current) stillThere++;
+    if (current?.record !== record) {
+      if (current) removed.push(current);
+      added.push(entryOf(record));
+    }
+    if ((++n & 1023) === 0) yield;
+  }
+  if (stillThere < base.sorted.length - overlay.removed.size + overlay.added.length) {
+    for (const entry of [...base.sorted, ...overlay.added]) {
+      if (currentOf(entry.nftMint) === entry && !unique.has(entry.nftMint)) removed.push(entry);
+      if ((++n & 1023) === 0) yield;
     }
   }
-  return groups;
+  return { removed, added };
 }

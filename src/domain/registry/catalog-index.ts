@@ -1,0 +1,226 @@
+import type { AgentRecord } from "./agent-catalog.ts";
+import { compareAgentKeys, type AgentKey } from "./agent-order.ts";
+import { toHex } from "./borsh-codecs.ts";
+import type { SlicedWork } from "./sliced-work.ts";
+import { gramAt, type GramKind } from "./uri-grams.ts";
+
+/** One agent in the catalog: its sort key, its record and what the filters compare. */
+export type CatalogEntry = AgentKey &
+  Readonly<{
+    record: AgentRecord;
+    uriLower: string;
+    tagHashes: readonly string[];
+  }>;
+
+/** Positions in `BaseIndex.sorted`, ascending, so in list order too. */
+export type Positions = Int32Array;
+
+/**
+ * The bulk of the catalog, built in one pass over all agents and never changed: every list the
+ * catalog answers from, in list order (updatedAt desc, nftMint desc). Because positions in
+ * `sorted` never move, each list is a typed array of positions (4 bytes an agent), not an array
+ * of references.
+ */
+export type BaseIndex = Readonly<{
+  sorted: readonly CatalogEntry[];
+  byMint: ReadonlyMap<string, CatalogEntry>;
+  byOwner: ReadonlyMap<string, Positions>;
+  byTag: ReadonlyMap<string, Positions>;
+  active: Positions;
+  inactive: Positions;
+  /** Agents by 2- and 3-code-unit windows of the lower-cased metadataUri (uri-grams.ts). */
+  bigrams: ReadonlyMap<number, Positions>;
+  trigrams: ReadonlyMap<number, Positions>;
+}>;
+
+/**
+ * What changed since the base was built, kept small and rebuilt whole at each refresh: base
+ * entries that are no longer current (`removed`), and the current entries that are not in the
+ * base (`added`, in list order, with the same lists over them). A refresh that changes a few agents
+ * rebuilds this, not the base.
+ */
+export type Overlay = Readonly<{
+  removed: ReadonlySet<CatalogEntry>;
+  added: readonly CatalogEntry[];
+  /** The overlay's word on a mint: its current entry, or null when the agent is gone. */
+  byMint: ReadonlyMap<string, CatalogEntry | null>;
+  byOwner: ReadonlyMap<string, readonly CatalogEntry[]>;
+  byTag: ReadonlyMap<string, readonly CatalogEntry[]>;
+  active: readonly CatalogEntry[];
+  inactive: readonly CatalogEntry[];
+  bigrams: ReadonlyMap<number, readonly CatalogEntry[]>;
+  trigrams: ReadonlyMap<number, readonly CatalogEntry[]>;
+}>;
+
+/** Entries depend only on their record; records of unchanged accounts are reused across refreshes. */
+const entries = new WeakMap<AgentRecord, CatalogEntry>();
+
+export function entryOf(record: AgentRecord): CatalogEntry {
+  let entry = entries.get(record);
+  if (!entry) {
+    entry = {
+      updatedAt: record.identity.updatedAt,
+      nftMint: record.identity.nftMint,
+      record,
+      uriLower: record.identity.metadataUri.toLowerCase(),
+      tagHashes: [...new Set(record.identity.tags.map(internedHex))],
+    };
+    entries.set(record, entry);
+  }
+  return entry;
+}
+
+/** Tag hashes repeat across agents (a few categories): one string each instead of one per agent. */
+const tagTexts = new Map<string, string>();
+const MAX_INTERNED_TAGS = 4_096;
+
+function internedHex(tag: Parameters<typeof toHex>[0]): string {
+  const hex = toHex(tag);
+  const known = tagTexts.get(hex);
+  if (known !== undefined) return known;
+  if (tagTexts.size < MAX_INTERNED_TAGS) tagTexts.set(hex, hex);
+  return hex;
+}
+
+/** Every list of the base in one pass over `sorted` (already in list order). */
+export function* buildBase(sorted: readonly CatalogEntry[]): SlicedWork<BaseIndex> {
+  const byMint = new Map<string, CatalogEntry>();
+  const byOwner = new Map<string, number[]>();
+  const byTag = new Map<string, number[]>();
+  const active: number[] = [];
+  const inactive: number[] = [];
+  const bigrams = createGramCollector(2);
+  const trigrams = createGramCollector(3);
+  for (let position = 0; position < sorted.length; position++) {
+    const entry = sorted[position] as CatalogEntry;
+    byMint.set(entry.nftMint, entry);
+    append(byOwner, entry.record.identity.owner, position);
+    for (const tag of entry.tagHashes) append(byTag, tag, position);
+    (entry.record.identity.active ? active : inactive).push(position);
+    bigrams.add(entry.uriLower, position);
+    trigrams.add(entry.uriLower, position);
+    if ((position & 63) === 63) yield;
+  }
+  return {
+    sorted,
+    byMint,
+    byOwner: yield* packed(byOwner),
+    byTag: yield* packed(byTag),
+    active: Int32Array.from(active),
+    inactive: Int32Array.from(inactive),
+    bigrams: yield* bigrams.finish(),
+    trigrams: yield* trigrams.finish(),
+  };
+}
+
+export const EMPTY_OVERLAY: Overlay = Object.freeze({
+  removed: new Set<CatalogEntry>(),
+  added: [],
+  byMint: new Map(),
+  byOwner: new Map(),
+  byTag: new Map(),
+  active: [],
+  inactive: [],
+  bigrams: new Map(),
+  trigrams: new Map(),
+});
+
+/** The overlay over `added` (sorted), with `removed` base entries and the mints now gone. */
+export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonly CatalogEntry[], gone: Iterable<string>): SlicedWork<Overlay> {
+  const byMint = new Map<string, CatalogEntry | null>();
+  for (const mint of gone) byMint.set(mint, null);
+  const byOwner = new Map<string, CatalogEntry[]>();
+  const byTag = new Map<string, CatalogEntry[]>();
+  const bigrams = new Map<number, CatalogEntry[]>();
+  const trigrams = new Map<number, CatalogEntry[]>();
+  const active: CatalogEntry[] = [];
+  const inactive: CatalogEntry[] = [];
+  for (let i = 0; i < added.length; i++) {
+    const entry = added[i] as CatalogEntry;
+    byMint.set(entry.nftMint, entry);
+    append(byOwner, entry.record.identity.owner, entry);
+    for (const tag of entry.tagHashes) append(byTag, tag, entry);
+    (entry.record.identity.active ? active : inactive).push(entry);
+    for (let at = 0; at + 2 <= entry.uriLower.length; at++) append(bigrams, gramAt(entry.uriLower, at, 2), entry);
+    for (let at = 0; at + 3 <= entry.uriLower.length; at++) append(trigrams, gramAt(entry.uriLower, at, 3), entry);
+    if ((i & 63) === 63) yield;
+  }
+  return { removed, added, byMint, byOwner, byTag, active, inactive, bigrams, trigrams };
+}
+
+/** `sorted` without `removed`, merged with `added` (sorted): the next base's list, without a sort. */
+export function* mergedInOrder(sorted: readonly CatalogEntry[], removed: ReadonlySet<CatalogEntry>, added: readonly CatalogEntry[]): SlicedWork<CatalogEntry[]> {
+  const out: CatalogEntry[] = [];
+  let j = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const entry = sorted[i] as CatalogEntry;
+    if (removed.has(entry)) continue;
+    while (j < added.length && compareAgentKeys(added[j] as CatalogEntry, entry) < 0) out.push(added[j++] as CatalogEntry);
+    out.push(entry);
+    if ((i & 1023) === 1023) yield;
+  }
+  while (j < added.length) out.push(added[j++] as CatalogEntry);
+  return out;
+}
+
+/** Adds `item` unless it is already the last one (an entry's keys and windows repeat in a row). */
+function append<K, T>(lists: Map<K, T[]>, key: K, item: T): void {
+  const list = lists.get(key);
+  if (!list) lists.set(key, [item]);
+  else if (list[list.length - 1] !== item) list.push(item);
+}
+
+function* packed<K>(lists: ReadonlyMap<K, number[]>): SlicedWork<Map<K, Positions>> {
+  const out = new Map<K, Positions>();
+  let n = 0;
+  for (const [key, list] of lists) {
+    out.set(key, Int32Array.from(list));
+    if ((++n & 255) === 0) yield;
+  }
+  return out;
+}
+
+/**
+ * Collects positions by window during a base build. Windows of three ASCII characters (nearly
+ * all of a URI) go through a direct table instead of a Map lookup: ~87 windows per agent make
+ * this the hot loop of a build.
+ */
+function createGramCollector(size: GramKind) {
+  const bits = 7 * size;
+  const slots = new Int32Array(1 << bits);
+  const lists: number[][] = [[]];
+  const keys: number[] = [0];
+  const others = new Map<number, number[]>();
+  return {
+    add(text: string, position: number): void {
+      for (let at = 0; at + size <= text.length; at++) {
+        const a = text.charCodeAt(at);
+        const b = text.charCodeAt(at + 1);
+        const c = size === 3 ? text.charCodeAt(at + 2) : 0;
+        if ((a | b | c) < 128) {
+          const slot = size === 3 ? (a << 14) | (b << 7) | c : (a << 7) | b;
+          let id = slots[slot] as number;
+          if (id === 0) {
+            id = lists.length;
+            slots[slot] = id;
+            lists.push([]);
+            keys.push(gramAt(text, at, size));
+          }
+          const list = lists[id] as number[];
+          if (list[list.length - 1] !== position) list.push(position);
+        } else {
+          append(others, gramAt(text, at, size), position);
+        }
+      }
+    },
+    *finish(): SlicedWork<Map<number, Positions>> {
+      const out = new Map<number, Positions>();
+      for (let id = 1; id < lists.length; id++) {
+        out.set(keys[id] as number, Int32Array.from(lists[id] as number[]));
+        if ((id & 255) === 0) yield;
+      }
+      for (const [key, list] of others) out.set(key, Int32Array.from(list));
+      return out;
+    },
+  };
+}
