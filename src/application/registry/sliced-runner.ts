@@ -1,0 +1,43 @@
+import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
+
+/** Gives the event loop back (pending requests run) and resolves after. */
+export type YieldToEventLoop = () => Promise<void>;
+
+/** A timer of 0 ms: portable, but clamped to about 1 ms per yield; adapters pass setImmediate. */
+export const yieldByTimer: YieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Where a refresh spent the event loop. */
+export type SliceStats = { busyMs: number; slices: number; longestMs: number };
+
+export function emptySliceStats(): SliceStats {
+  return { busyMs: 0, slices: 0, longestMs: 0 };
+}
+
+export type SliceOptions = Readonly<{
+  /** Longest stretch of work before the event loop gets a turn. */
+  sliceMs: number;
+  yieldNow: YieldToEventLoop;
+  stats?: SliceStats;
+}>;
+
+/**
+ * Runs sliced work off the request path: steps run for at most about `sliceMs`, then pending
+ * requests get the event loop, so a refresh of a large registry delays a request by one slice at
+ * most instead of its whole duration.
+ */
+export async function runInSlices<T>(work: SlicedWork<T>, options: SliceOptions): Promise<T> {
+  const { sliceMs, yieldNow, stats } = options;
+  for (;;) {
+    const start = performance.now();
+    let step = work.next();
+    while (!step.done && performance.now() - start < sliceMs) step = work.next();
+    if (stats) {
+      const spent = performance.now() - start;
+      stats.busyMs += spent;
+      stats.slices += 1;
+      stats.longestMs = Math.max(stats.longestMs, spent);
+    }
+    if (step.done) return step.value;
+    await yieldNow();
+  }
+}
