@@ -4,7 +4,7 @@ import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { AGENT_OWNER_OFFSET, encodeAgentIdentity, type AgentIdentity } from "../../src/domain/registry/agent-identity.ts";
 import { encodeAgentService } from "../../src/domain/registry/agent-service.ts";
 import { encodeFeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
-import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createAgentIndex, type RefreshReport } from "../../src/infrastructure/registry/ledger-agent-index.ts";
 import { createFakeLedger } from "./support/fake-ledger.ts";
 import { createManualClock } from "./support/manual-clock.ts";
 import { createRecordingLogger } from "./support/recording-logger.ts";
@@ -156,3 +156,95 @@ describe("agent index over a fake Ledger (mock) with an injected manual clock", 
     expect(call?.filters[1]).toMatchObject({ memcmp: { offset: AGENT_OWNER_OFFSET } });
   });
 });
+
+describe("agent index: refreshes off the request path (fake Ledger, manual clock, hand-fired timer)", () => {
+  function setupAhead(count: number, extra: Partial<Parameters<typeof createAgentIndex>[0]> = {}) {
+    const ledger = createFakeLedger(PROGRAM_ID);
+    const clock = createManualClock();
+    const timers: (() => void)[] = [];
+    const reports: RefreshReport[] = [];
+    const putAgent = (agent: AgentIdentity, n: number) => ledger.put(testAddress(9, n), padded(encodeAgentIdentity(agent), 600));
+    for (let n = 0; n < count; n++) putAgent(agentIdentity(n), n);
+    const index = createAgentIndex({
+      ledger,
+      clock,
+      programId: PROGRAM_ID,
+      ttlMs: 30_000,
+      logger: createRecordingLogger(),
+      schedule: (callback) => {
+        timers.push(callback);
+        return () => {};
+      },
+      onRefresh: (report) => reports.push(report),
+      ...extra,
+    });
+    const fireTimers = () => timers.splice(0).forEach((fire) => fire());
+    return { ledger, clock, index, putAgent, fireTimers, reports };
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  test("while the refresh ahead of expiry is in flight, list, detail and services requests are answered at once from the current model", async () => {
+    const { ledger, clock, index, putAgent, fireTimers } = setupAhead(5);
+    const mint = agentIdentity(1).nftMint;
+    await index.listAgents({ limit: 5 });
+    await index.listServices(mint, {});
+    clock.advance(29_000);
+    await index.listAgents({ limit: 5 });
+    await index.listServices(mint, {});
+    putAgent(agentIdentity(1, { updatedAt: 1_800_000_000n }), 1);
+    const release = ledger.hold();
+    fireTimers();
+    expect(ledger.calls.length).toBe(4);
+
+    let answered = 0;
+    void index.listAgents({ limit: 5 }).then(() => answered++);
+    void index.getAgent(mint).then(() => answered++);
+    void index.listServices(mint, {}).then(() => answered++);
+    await settle();
+    expect(answered).toBe(3);
+    expect((await index.listAgents({ limit: 1 })).items[0]?.identity.nftMint).toBe(agentIdentity(4).nftMint);
+
+    release();
+    await settle();
+    expect((await index.listAgents({ limit: 1 })).items[0]?.identity.nftMint).toBe(mint);
+  });
+
+  test("a refresh that finds nothing changed keeps the model; one changed account is one change", async () => {
+    const { clock, index, putAgent, reports } = setupAhead(50);
+    const first = await index.listAgents({ limit: 50 });
+    clock.advance(30_000);
+    const again = await index.listAgents({ limit: 50 });
+    expect(reports.map((r) => [r.kind, r.accounts, r.changed])).toEqual([["agents", 50, 50], ["agents", 50, 0]]);
+    expect(again.items.every((record, i) => record === first.items[i])).toBe(true);
+    putAgent(agentIdentity(7, { active: false }), 7);
+    clock.advance(30_000);
+    expect((await index.listAgents({ limit: 50, active: false })).items.map((r) => r.identity.nftMint)).toEqual([agentIdentity(7).nftMint]);
+    expect(reports.at(-1)).toMatchObject({ kind: "agents", changed: 1 });
+  });
+
+  test("refresh work pauses in slices, and requests arriving between slices are served from the current model", async () => {
+    let yields = 0;
+    let served = 0;
+    let indexRef: ReturnType<typeof createAgentIndex> | null = null;
+    const { clock, index, reports, putAgent } = setupAhead(3_000, {
+      sliceMs: 0,
+      yieldNow: async () => {
+        yields++;
+        // A request that lands between two slices of the second refresh.
+        if (indexRef && reports.length === 1) served += (await indexRef.listAgents({ limit: 1 })).items.length;
+      },
+    });
+    indexRef = index;
+    await index.refresh();
+    const coldYields = yields;
+    expect(coldYields).toBeGreaterThan(10);
+    // A refresh while the model is still fresh, as the refresh ahead of expiry runs.
+    clock.advance(29_000);
+    putAgent(agentIdentity(5, { updatedAt: 1_800_000_000n }), 5);
+    await index.refresh();
+    expect(yields).toBeGreaterThan(coldYields);
+    expect(served).toBeGreaterThan(0);
+    expect(reports.every((r) => r.longestSliceMs >= 0 && r.busyMs > 0)).toBe(true);
+  });
+});
+

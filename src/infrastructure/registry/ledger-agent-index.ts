@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers";
 import { getAddressEncoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
 import {
   RegistryIndexUnavailableError,
@@ -8,14 +9,27 @@ import type { Clock } from "../../application/ports/clock.ts";
 import type { Ledger, ProgramAccountFilter } from "../../application/ports/ledger.ts";
 import type { Logger } from "../../application/ports/logger.ts";
 import type { FeedbackDetails } from "../../application/registry/feedback-detail-backfill.ts";
-import { createRefreshingSnapshot, type RefreshingSnapshot } from "../../application/registry/refreshing-snapshot.ts";
-import { buildAgentCatalog, type AgentCatalog, type AgentRecord } from "../../domain/registry/agent-catalog.ts";
+import { createRefreshingSnapshot, type RefreshingSnapshot, type Schedule } from "../../application/registry/refreshing-snapshot.ts";
+import { emptySliceStats, runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
+import { agentCatalogWork, buildAgentCatalog, type AgentCatalog, type AgentRecord } from "../../domain/registry/agent-catalog.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET, decodeAgentIdentity } from "../../domain/registry/agent-identity.ts";
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService } from "../../domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry } from "../../domain/registry/feedback-entry.ts";
 import { selectFeedback, type FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import { selectServices, type ServiceRecord } from "../../domain/registry/service-selection.ts";
-import { createDecodeCache, type DecodeCache } from "./decode-cache.ts";
+import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
+import { createDecodeCache, type DecodeCache, type DecodedAccounts } from "./decode-cache.ts";
+
+/** What one refresh of one kind cost; `busyMs` is the event-loop time of its own work (not the ledger read). */
+export type RefreshReport = Readonly<{
+  kind: "agents" | "feedback" | "services";
+  wallMs: number;
+  readMs: number;
+  busyMs: number;
+  longestSliceMs: number;
+  accounts: number;
+  changed: number;
+}>;
 
 export type AgentIndexDeps = Readonly<{
   ledger: Ledger;
@@ -31,7 +45,17 @@ export type AgentIndexDeps = Readonly<{
    * told of every feedback refresh, asked when feedback is listed. Without it `detailUri` stays unknown.
    */
   feedbackDetails?: FeedbackDetails;
+  /** Longest stretch of refresh work before pending requests get the event loop; default 5 ms. */
+  sliceMs?: number;
+  /** How the refresh gives the event loop back; setImmediate by default. */
+  yieldNow?: YieldToEventLoop;
+  /** Timer of the refresh ahead of expiry (tests inject their own). */
+  schedule?: Schedule;
+  /** Told of every finished refresh (benchmarks, metrics). */
+  onRefresh?: (report: RefreshReport) => void;
 }>;
+
+const yieldBySetImmediate: YieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 type ByMint<T> = ReadonlyMap<string, readonly T[]>;
 
@@ -40,19 +64,31 @@ type ByMint<T> = ReadonlyMap<string, readonly T[]>;
  * getProgramAccounts call (discriminator memcmp) per TTL: agents (what the list needs), and
  * feedback and services, loaded only once a detail, feedback or services request asks. Request
  * traffic therefore never multiplies RPC calls: at most three per TTL, whatever the load.
+ *
+ * Requests do not wait for refreshes (except the very first load, and a read after an idle TTL):
+ * refreshes start ahead of expiry (refreshing-snapshot.ts), and their work after the ledger read
+ * (byte comparison, decoding of what changed, the catalog update) runs in slices of `sliceMs`
+ * between which pending requests are served. The new model replaces the old one in one step.
  */
 export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
   const { ledger, clock, programId, ttlMs, logger, feedbackDetails } = deps;
   const retryMs = deps.retryMs ?? Math.min(ttlMs, 5_000);
+  const sliceMs = deps.sliceMs ?? 5;
+  const yieldNow = deps.yieldNow ?? yieldBySetImmediate;
   const log = logger.child({ component: "agent-index" });
 
-  function snapshot<T>(kind: string, load: () => Promise<T>): RefreshingSnapshot<T> {
+  function snapshot<T>(kind: RefreshReport["kind"], load: (stats: SliceStats, reported: (accounts: number, changed: number, readMs: number) => void) => Promise<T>): RefreshingSnapshot<T> {
     return createRefreshingSnapshot({
+      ...(deps.schedule ? { schedule: deps.schedule } : {}),
       load: async () => {
         const started = performance.now();
+        const stats = emptySliceStats();
+        let counts = { accounts: 0, changed: 0, readMs: 0 };
         try {
-          const value = await load();
-          log.debug("registry refresh", { kind, ms: Math.round(performance.now() - started) });
+          const value = await load(stats, (accounts, changed, readMs) => (counts = { accounts, changed, readMs }));
+          const report: RefreshReport = { kind, wallMs: performance.now() - started, busyMs: stats.busyMs, longestSliceMs: stats.longestMs, ...counts };
+          log.debug("registry refresh", { ...report, wallMs: Math.round(report.wallMs), busyMs: Math.round(report.busyMs) });
+          deps.onRefresh?.(report);
           return value;
         } catch (error) {
           log.warn("registry refresh failed; serving the last good model", { kind, error: safeMessage(error) });
@@ -71,30 +107,54 @@ export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
     log.warn("skipped registry accounts that do not decode", { kind, count: skipped.length, sample: skipped.slice(0, 5) });
   }
 
-  async function loadAll<R>(kind: string, discriminator: ReadonlyUint8Array, cache: DecodeCache<R>): Promise<R[]> {
-    const { records, skipped } = cache.refresh(await ledger.getProgramAccounts(programId, [discriminatorFilter(discriminator)]));
-    reportSkipped(kind, skipped);
-    return records;
+  const inSlices = <T>(work: SlicedWork<T>, stats: SliceStats) => runInSlices(work, { sliceMs, yieldNow, stats });
+
+  /** Reads one kind from the ledger and decodes it against the last refresh, in slices. */
+  async function loadAll<R>(
+    kind: string,
+    discriminator: ReadonlyUint8Array,
+    cache: DecodeCache<R>,
+    stats: SliceStats,
+    reported: (accounts: number, changed: number, readMs: number) => void,
+  ): Promise<DecodedAccounts<R>> {
+    const readStart = performance.now();
+    const accounts = await ledger.getProgramAccounts(programId, [discriminatorFilter(discriminator)]);
+    const readMs = performance.now() - readStart;
+    const decoded = await inSlices(cache.refresh(accounts), stats);
+    reportSkipped(kind, decoded.skipped);
+    reported(accounts.length, decoded.changed, readMs);
+    return decoded;
   }
 
   const agentCache = createDecodeCache(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity }));
   const feedbackCache = createDecodeCache(programId, decodeFeedbackEntry, (address, entry): FeedbackRecord => ({ address, entry }));
   const serviceCache = createDecodeCache(programId, decodeAgentService, (address, service): ServiceRecord => ({ address, service }));
 
-  const agents = snapshot("agents", async () => buildAgentCatalog(await loadAll("agents", AGENT_IDENTITY_DISCRIMINATOR, agentCache)));
-  const feedback = snapshot("feedback", async () => {
-    const records = await loadAll("feedback", FEEDBACK_ENTRY_DISCRIMINATOR, feedbackCache);
+  const agents: RefreshingSnapshot<AgentCatalog> = snapshot("agents", async (stats, reported) => {
+    const { records, changed } = await loadAll("agents", AGENT_IDENTITY_DISCRIMINATOR, agentCache, stats, reported);
+    const previous = agents.peek();
+    // Nothing changed: the same catalog (and every response rendered from it) stays.
+    if (previous && changed === 0) return previous;
+    return inSlices(agentCatalogWork(records, previous), stats);
+  });
+  const feedback: RefreshingSnapshot<ByMint<FeedbackRecord>> = snapshot("feedback", async (stats, reported) => {
+    const { records, changed } = await loadAll("feedback", FEEDBACK_ENTRY_DISCRIMINATOR, feedbackCache, stats, reported);
     feedbackDetails?.indexed(records);
-    return groupByMint(records, (r) => r.entry.nftMint);
+    const previous = feedback.peek();
+    if (previous && changed === 0) return previous;
+    return inSlices(groupByMint(records, (r) => r.entry.nftMint), stats);
   });
 
   function withDetailUri(record: FeedbackRecord): FeedbackRecord {
     const detailUri = feedbackDetails?.detailUriOf(record.address);
     return detailUri === undefined ? record : { ...record, detailUri };
   }
-  const services = snapshot("services", async () =>
-    groupByMint(await loadAll("services", AGENT_SERVICE_DISCRIMINATOR, serviceCache), (r) => r.service.nftMint),
-  );
+  const services: RefreshingSnapshot<ByMint<ServiceRecord>> = snapshot("services", async (stats, reported) => {
+    const { records, changed } = await loadAll("services", AGENT_SERVICE_DISCRIMINATOR, serviceCache, stats, reported);
+    const previous = services.peek();
+    if (previous && changed === 0) return previous;
+    return inSlices(groupByMint(records, (r) => r.service.nftMint), stats);
+  });
 
   async function knownAgent(nftMint: string): Promise<AgentRecord | null> {
     return (await agents.get()).get(nftMint) ?? null;
@@ -133,12 +193,14 @@ export function ownerFilter(owner: Address): ProgramAccountFilter {
   return { memcmp: { offset: AGENT_OWNER_OFFSET, bytes: new Uint8Array(getAddressEncoder().encode(owner)) } };
 }
 
-function groupByMint<T>(records: readonly T[], mintOf: (record: T) => string): ByMint<T> {
+function* groupByMint<T>(records: readonly T[], mintOf: (record: T) => string): SlicedWork<ByMint<T>> {
   const groups = new Map<string, T[]>();
-  for (const record of records) {
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as T;
     const group = groups.get(mintOf(record));
     if (group) group.push(record);
     else groups.set(mintOf(record), [record]);
+    if ((i & 1023) === 1023) yield;
   }
   return groups;
 }
