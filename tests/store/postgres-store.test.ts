@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
+import postgres from "postgres";
 import {
+  createPostgresExecutor,
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
   openStore,
@@ -72,6 +74,39 @@ if (!reachability.ok && inCi) {
         await fresh.drop();
       }
     });
+
+    test("backends killed again and again under load: no statement waits out connect_timeout (the client's poisoned-connection defect)", async () => {
+      const executor = createPostgresExecutor({ databaseUrl: database.url, maxConnections: 10, connectTimeoutSeconds: 10 });
+      const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+      let running = true;
+      let slowest = 0;
+      let failures = 0;
+      const worker = async () => {
+        while (running) {
+          const started = performance.now();
+          await executor.query("SELECT $1::int AS x, pg_sleep(0.002)", [1]).catch(() => (failures += 1));
+          slowest = Math.max(slowest, performance.now() - started);
+        }
+      };
+      try {
+        const workers = Array.from({ length: 20 }, worker);
+        for (let round = 0; round < 10; round += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          await admin.unsafe("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database.name]);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        running = false;
+        await Promise.all(workers);
+        expect(failures).toBeGreaterThan(0);
+        // Before the fresh-pool remedy: 10-20 s (connect_timeout, once or twice). Now about the 1 s a replaced pool gets.
+        expect(slowest).toBeLessThan(3_000);
+        expect((await executor.query("SELECT 1 AS one"))[0]?.["one"]).toBe(1);
+      } finally {
+        running = false;
+        await executor.close();
+        await admin.end({ timeout: 1 });
+      }
+    }, 30_000);
 
     test("the pool's bigint and timestamp handling matches PGlite (kind and types)", async () => {
       const opened = await openStore({ databaseUrl: database.url });

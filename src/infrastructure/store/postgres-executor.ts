@@ -3,6 +3,7 @@ import type { Logger } from "../../application/ports/logger.ts";
 import { silentLogger } from "../../application/ports/logger.ts";
 import { describeDatabaseUrl } from "../logging/redact.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
+import { sqlStateOf } from "./sql-executor.ts";
 import { isConnectionError, isConnectionRefusedByServer, StoreUnavailableError } from "./store-errors.ts";
 
 export type PostgresExecutorOptions = Readonly<{
@@ -26,22 +27,28 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
   // SECURITY: only the redacted target is ever logged or put in errors, never the URL
   // itself, which carries the database password.
   const target = describeDatabaseUrl(options.databaseUrl);
-  const sql = postgres(options.databaseUrl, {
-    max: options.maxConnections ?? 10,
-    connect_timeout: options.connectTimeoutSeconds ?? 10,
-    idle_timeout: 60,
-    // Reconnect within a second of the server coming back. The client's default backoff grows
-    // with every failed attempt to 7-20 s, so after a 5 s restart settlements kept failing for
-    // about 7 s more.
-    backoff: reconnectBackoffSeconds,
-    // Notices such as "relation already exists, skipping" are routine during migration;
-    // the client's default prints them to stdout, which would break structured logs.
-    onnotice: (notice) => logger.debug("postgres notice", { message: notice.message }),
-    connection: { application_name: "x402-facilitator" },
-  });
+  const connect = () =>
+    postgres(options.databaseUrl, {
+      max: options.maxConnections ?? 10,
+      connect_timeout: options.connectTimeoutSeconds ?? 10,
+      idle_timeout: 60,
+      // Reconnect within a second of the server coming back. The client's default backoff grows
+      // with every failed attempt to 7-20 s, so after a 5 s restart settlements kept failing for
+      // about 7 s more.
+      backoff: reconnectBackoffSeconds,
+      // No type catalogue query on each new connection: arrays go in as literals with a cast
+      // (sql-batch.ts) and none come back. The client runs that query without awaiting it, so a
+      // connection killed during it raised an unhandled rejection.
+      fetch_types: false,
+      // Notices such as "relation already exists, skipping" are routine during migration;
+      // the client's default prints them to stdout, which would break structured logs.
+      onnotice: (notice) => logger.debug("postgres notice", { message: notice.message }),
+      connection: { application_name: "x402-facilitator" },
+    });
+  const client = renewingClient(connect, logger);
 
-  const guarded = <T>(work: () => Promise<T>): Promise<T> => withConnectionErrors(target, work);
-  const root = queryableOver(sql, guarded);
+  const guarded = <T>(work: () => Promise<T>): Promise<T> => withConnectionErrors(target, work, client.renewAfter);
+  const root = queryableOver(() => client.current(), guarded);
 
   return Object.freeze({
     kind: "postgres" as const,
@@ -52,19 +59,73 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
         // A holder rather than begin's own return value: the client's typing unwraps
         // promise arrays in ways that do not round-trip a generic T.
         const holder: { done?: { value: T } } = {};
-        await sql.begin(async (tx) => {
-          holder.done = { value: await fn(queryableOver(tx, (work) => work())) };
+        await client.current().begin(async (tx) => {
+          const inTransaction = queryableOver(() => tx, (work) => work());
+          holder.done = { value: await fn(inTransaction) };
         });
         if (holder.done === undefined) throw new Error("transaction committed without running its body");
         return holder.done.value;
       });
     },
-    close: () => sql.end({ timeout: 5 }),
+    close: () => client.close(),
+  });
+}
+
+/** A fresh client is made at most this often, however many statements fail at once. */
+const RENEW_INTERVAL_MS = 250;
+/** How long a replaced client may finish its statements before its connections are cut. */
+const RETIRE_TIMEOUT_SECONDS = 1;
+
+type RenewingClient = Readonly<{ current(): postgres.Sql; renewAfter(error: unknown): void; close(): Promise<void> }>;
+
+/**
+ * The pool, replaced by a fresh one when a connection is lost. postgres 3.4.9 defers small writes
+ * behind a setImmediate and, when a socket closes with such a write pending, cancels the timer
+ * without forgetting it: that pooled connection can then never send its StartupMessage again, and
+ * every attempt on it waits out connect_timeout (10 s) before the next. Killing the backends under
+ * load reproduced it (10-20 s stalls); the state is inside the client's closures, so the only
+ * remedy from outside is a new client. The old one finishes what it is running and is ended.
+ */
+function renewingClient(connect: () => postgres.Sql, logger: Logger): RenewingClient {
+  let sql = connect();
+  let renewedAt = Number.NEGATIVE_INFINITY;
+  let deferred: ReturnType<typeof setTimeout> | null = null;
+  const retiring = new Set<Promise<void>>();
+
+  function renew(): void {
+    renewedAt = Date.now();
+    const old = sql;
+    sql = connect();
+    logger.info("database connection lost; opening a fresh pool");
+    // What the old pool still runs gets a second; a statement stuck on a poisoned connection
+    // would otherwise wait out connect_timeout.
+    const ending = old.end({ timeout: RETIRE_TIMEOUT_SECONDS }).catch(() => undefined);
+    retiring.add(ending);
+    void ending.finally(() => retiring.delete(ending));
+  }
+
+  return Object.freeze({
+    current: () => sql,
+    renewAfter(error: unknown) {
+      if (!isLostConnection(error)) return;
+      const wait = renewedAt + RENEW_INTERVAL_MS - Date.now();
+      if (wait <= 0) return renew();
+      // Lost again just after a renewal (a second kill, say): renew once more when allowed, so a
+      // connection poisoned by this loss does not stay in the pool.
+      deferred ??= setTimeout(() => {
+        deferred = null;
+        renew();
+      }, wait);
+    },
+    async close() {
+      if (deferred !== null) clearTimeout(deferred);
+      await Promise.all([sql.end({ timeout: 5 }), ...retiring]);
+    },
   });
 }
 
 function queryableOver(
-  client: PostgresClient,
+  clientOf: () => PostgresClient,
   guard: <T>(work: () => Promise<T>) => Promise<T>,
 ): SqlQueryable {
   return Object.freeze({
@@ -73,11 +134,11 @@ function queryableOver(
     // plan on the server every time. Every statement text here is a constant, so the cache of
     // prepared statements per connection stays small.
     query: (text: string, params: readonly SqlParam[] = []) =>
-      guard(async (): Promise<readonly SqlRow[]> => [...(await client.unsafe(text, [...params], { prepare: true }))]),
+      guard(async (): Promise<readonly SqlRow[]> => [...(await clientOf().unsafe(text, [...params], { prepare: true }))]),
     exec: (script: string) =>
       guard(async () => {
         // The simple protocol is what allows several statements in one round trip.
-        await client.unsafe(script).simple();
+        await clientOf().unsafe(script).simple();
       }),
   });
 }
@@ -87,13 +148,27 @@ export function reconnectBackoffSeconds(failedAttempts: number): number {
   return Math.min(0.05 * 2 ** failedAttempts, 1) * (0.5 + Math.random() / 2);
 }
 
-async function withConnectionErrors<T>(target: string, work: () => Promise<T>): Promise<T> {
+async function withConnectionErrors<T>(target: string, work: () => Promise<T>, onConnectionError: (error: unknown) => void): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isConnectionError(error) || isConnectionRefusedByServer(error)) throw new StoreUnavailableError(target, error);
+    if (isConnectionError(error) || isConnectionRefusedByServer(error)) {
+      onConnectionError(error);
+      throw new StoreUnavailableError(target, error);
+    }
     throw error;
   }
+}
+
+/**
+ * A connection that was open (or opening) and is gone: killed, reset, closed by a server going
+ * down, or never answering its startup. Not a server that refuses connections or has too many:
+ * a fresh pool would not help there.
+ */
+function isLostConnection(error: unknown): boolean {
+  const code = sqlStateOf(error);
+  if (code === null) return false;
+  return ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"].includes(code) || code.startsWith("08");
 }
 
 /** Rejects values that are not PostgreSQL URLs before any driver sees them. */

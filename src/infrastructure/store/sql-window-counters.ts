@@ -1,6 +1,7 @@
 import type { WindowCounters } from "../../application/ports/window-counters.ts";
 import { createBatcher } from "../../application/settlement/batcher.ts";
 import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
+import { STATEMENTS_IN_FLIGHT } from "./sql-settlement-store.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
 // One row per (scope, window) of the whole batch, inserted in scope order, so two statements
@@ -70,7 +71,7 @@ export function createSqlWindowCounters(db: SqlQueryable, namespace = "fee-budge
     return changes.map(() => undefined);
   }
 
-  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
+  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT, maxInFlight: STATEMENTS_IN_FLIGHT });
   const subtract = createBatcher(subtractMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
   return Object.freeze({
     add: (window: number, scopes: readonly string[], amount: bigint) => add({ window, scopes, amount }),
