@@ -17,7 +17,9 @@
  * A phase stops dispatching after --max-seconds. After each phase every answer is checked on the
  * ledger: each returned signature is confirmed without error, the sends that reached the ledger
  * equal the successes, and each payee's token balance rose by exactly its payments.
- * With --rounds > 1 the order alternates and the median ratio is printed. Target: ours >= 2x.
+ * With --rounds > 1 the order alternates and the median ratio is printed. Target (docs/performance.md):
+ * ours >= 1.2x the reference's settlements/s, PostgreSQL durability and ledger checks included.
+ * BENCH_PROFILE_DIR=<dir> makes both server children write a CPU profile there when they stop.
  */
 import { x402Client } from "@x402/core/client";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -43,6 +45,8 @@ const PAYERS = 8;
 const PAYEES = 8;
 const AMOUNT = 1000n;
 const WARM_UP = 100;
+/** Ours over the reference, in settlements/s (docs/performance.md). */
+const TARGET_RATIO = 1.2;
 
 function flag(name: string, fallback: number, allowZero = false): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -97,7 +101,10 @@ async function serveOurs(env: Readonly<Record<string, string | undefined>>): Pro
 type Child = Readonly<{ process: Bun.Subprocess<"ignore", "pipe", "inherit">; url: string }>;
 
 async function startRole(role: "ours" | "reference", env: Record<string, string>): Promise<Child> {
-  const child = Bun.spawn([process.execPath, import.meta.path, "--role", role], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
+  // BENCH_PROFILE_DIR: each server child writes a CPU profile there when it stops (SIGTERM exits cleanly).
+  const profile = process.env["BENCH_PROFILE_DIR"];
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
+  const child = Bun.spawn([process.execPath, ...flags, import.meta.path, "--role", role], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
   return { process: child, url: (await readReady(child.stdout)).url ?? "" };
 }
 
@@ -359,7 +366,7 @@ async function main(): Promise<void> {
       results.push({ reference: r, ours: o });
       console.log(
         `ours / reference: ${(o.rate / r.rate).toFixed(2)}x settlements/s, p50 ${(r.p50 / o.p50).toFixed(2)}x lower, p99 ${(r.p99 / o.p99).toFixed(2)}x lower; ` +
-          `target (>= 2x): ${o.rate / r.rate >= 2 ? "met" : "NOT met"}; every settlement of both landed: ${r.landed && o.landed ? "yes" : "NO"}`,
+          `target (>= ${TARGET_RATIO}x): ${o.rate / r.rate >= TARGET_RATIO ? "met" : "NOT met"}; every settlement of both landed: ${r.landed && o.landed ? "yes" : "NO"}`,
       );
     }
   } finally {
@@ -370,7 +377,8 @@ async function main(): Promise<void> {
   }
   if (results.length > 1) {
     const ratios = results.map((r) => r.ours.rate / r.reference.rate).sort((a, b) => a - b);
-    console.log(`median over ${results.length} rounds: ours / reference ${(ratios[Math.floor(ratios.length / 2)] ?? Number.NaN).toFixed(2)}x`);
+    const median = ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
+    console.log(`median over ${results.length} rounds: ours / reference ${median.toFixed(2)}x; target (>= ${TARGET_RATIO}x): ${median >= TARGET_RATIO ? "met" : "NOT met"}`);
   }
   console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   process.exit(results.every((r) => r.reference.landed && r.ours.landed) ? 0 : 1);

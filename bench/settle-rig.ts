@@ -1,7 +1,8 @@
 /**
  * The pieces bench/settle.ts measures: the real settlement service and facilitator app over
- * a PostgreSQL store whose executor counts round trips, talking JSON-RPC to the embedded ledger
- * in a child process (bench/settle-ledger.ts), which can hold confirmations back.
+ * a PostgreSQL store (settlements and the fee budget's counters) whose executor counts
+ * statements, talking JSON-RPC to the embedded ledger in a child process
+ * (bench/settle-ledger.ts), which can hold confirmations back.
  */
 import type { Address } from "@solana/kit";
 import postgres from "postgres";
@@ -15,7 +16,9 @@ import { createFacilitatorApp } from "../src/http/facilitator-app.ts";
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from "@solana-program/token";
 import { createRpcLedger } from "../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../src/infrastructure/signers/index.ts";
+import { createFeeBudget } from "../src/application/settlement/fee-budget.ts";
 import { type OpenedStore, type SqlExecutor, createSqlSettlementStore, openStore } from "../src/infrastructure/store/index.ts";
+import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
 import type { FundingLedger } from "../tests/settlement/support/payments.ts";
 
 export type BenchRig = Readonly<{
@@ -24,7 +27,7 @@ export type BenchRig = Readonly<{
   feePayer: Address;
   settlement: SettlementService;
   app: ReturnType<typeof createFacilitatorApp>;
-  /** Store round trips (queries) since the rig started. */
+  /** Store statements (each one round trip) since the rig started. */
   queries(): number;
   /** Rows in each state, read directly from the database. */
   states(): Promise<Readonly<Record<string, number>>>;
@@ -57,9 +60,17 @@ export async function startBenchRig(options: BenchRigOptions): Promise<BenchRig>
     asset: DEVNET_USDC_MINT as Address,
     simulate: true,
   };
+  // The fee budget as production composes it without REDIS_URL: its counters in the same database
+  // (limits far above the run, so only its cost shows).
+  const feeBudget = createFeeBudget(
+    createSqlWindowCounters(counted),
+    { perPayerLamports: 10n ** 15n, perFeePayerLamports: 10n ** 15n, windowSeconds: 3600 },
+    { now: () => Date.now() },
+  );
   const settlement = createSettlementService({
     ledger: rpcLedger,
     store: createSqlSettlementStore(counted),
+    feeBudget,
     logger: silentLogger,
     network: SOLANA_DEVNET,
     verify: standardSettlementVerifier(verifyDeps),

@@ -6,10 +6,11 @@
  *
  * 1. Throughput: N distinct payments settled at concurrency C through the facilitator app
  *    (`app.handle`, no socket) on a fresh PostgreSQL database, with the embedded ledger served
- *    over JSON-RPC. Prints settlements/s, p50/p99 and store round trips per settlement.
+ *    over JSON-RPC. Prints settlements/s, p50/p99 and store statements per settlement (each one
+ *    round trip, shared by the settlements of its batch; the fee budget's counters included).
  * 2. Latency-bound: the ledger's status reads say "not found" until `confirm-ms` after each send
  *    (a real cluster confirms in 0.4-1 s); `latency-n` distinct settlements are started at once.
- *    Target: all finish in < 3 s, every record settled, memory bounded (peak RSS printed).
+ *    Target: all finish in < 2 s, every record settled, memory bounded (peak RSS printed).
  *    Then once more with the ledger child acknowledging sends without executing them, to show
  *    the facilitator's own ceiling apart from the embedded ledger's execution cost.
  *
@@ -22,6 +23,8 @@ import { type Payment, fundedPayment } from "../tests/settlement/support/payment
 import { type BenchRig, type LedgerStats, createBenchDatabase, percentile, sampleRss, startBenchRig, startLedgerProcess } from "./settle-rig.ts";
 
 const ADMIN_URL = process.env["TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** 1,000 settlements at once with 500 ms confirmations (docs/performance.md). */
+const LATENCY_TARGET_SECONDS = 2;
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -74,7 +77,7 @@ function report(label: string, result: RunResult, queries: number, count: number
   console.log(
     `${label}: ${count} settlements in ${result.seconds.toFixed(2)} s = ${rate.toFixed(0)} settlements/s; ` +
       `p50 ${percentile(result.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(result.latenciesMs, 99).toFixed(1)} ms; ` +
-      `store round trips per settlement ${(queries / count).toFixed(2)}; failures ${result.failures.length}`,
+      `store statements per settlement ${(queries / count).toFixed(2)}; failures ${result.failures.length}`,
   );
   if (result.failures.length > 0) console.log(`  first failure: ${result.failures[0]}`);
 }
@@ -87,7 +90,7 @@ function describeMode(mode: LedgerMode): string {
 
 /** Ledger calls made during a run, per settlement, and the sends that reached the ledger. */
 function describeCalls(before: LedgerStats, after: LedgerStats, count: number): string {
-  const methods = ["sendTransaction", "isBlockhashValid", "getBlockHeight", "getSignatureStatuses"];
+  const methods = ["sendTransaction", "isBlockhashValid", "getBlockHeight", "getSignatureStatuses", "getMultipleAccounts"];
   const perSettlement = methods.map((m) => `${m} ${(((after.calls[m] ?? 0) - (before.calls[m] ?? 0)) / count).toFixed(2)}`);
   return `ledger RPC calls per settlement: ${perSettlement.join(", ")}; sends that reached the ledger: ${after.sends - before.sends}`;
 }
@@ -129,9 +132,9 @@ async function latencyBound(databaseUrl: string, n: number, confirmMs: number, p
     const after = await rig.states();
     const settled = (after["settled"] ?? 0) - (before["settled"] ?? 0);
     console.log(`  RSS before ${rssBefore} MiB, peak ${peak} MiB; records settled by this run: ${settled}/${n}; all states: ${JSON.stringify(after)}`);
-    const pass = result.seconds < 3 && settled === n && result.failures.length === 0;
+    const pass = result.seconds < LATENCY_TARGET_SECONDS && settled === n && result.failures.length === 0;
     console.log(`  ${describeCalls(callsBefore, await ledger.stats(), n)}`);
-    console.log(`  target (< 3 s, every record settled): ${pass ? "MET" : "MISSED"}`);
+    console.log(`  target (< ${LATENCY_TARGET_SECONDS} s, every record settled): ${pass ? "MET" : "MISSED"}`);
     return pass;
   } finally {
     await rig.close();
