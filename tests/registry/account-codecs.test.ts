@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { getAddressDecoder, getAddressEncoder, type Address } from "@solana/kit";
+import { getAddressDecoder, getAddressEncoder, getU64Codec, type Address } from "@solana/kit";
+import { getSharedU64Codec } from "../../src/domain/registry/borsh-codecs.ts";
 import { getFastAddressDecoder } from "../../src/domain/registry/fast-address-codec.ts";
 import {
   AGENT_IDENTITY_DISCRIMINATOR,
@@ -192,3 +193,16 @@ describe("fast address decoder (checked against kit's getAddressDecoder)", () =>
     expect(() => fast.decode(new Uint8Array(31))).toThrow();
   });
 });
+
+describe("u64 decoder that shares small values (AgentIdentity counters)", () => {
+  test("decodes what kit's u64 codec encodes, at and around the shared range and at the extremes", () => {
+    const codec = getSharedU64Codec();
+    for (const value of [0n, 1n, 1023n, 1024n, 4_294_967_295n, 4_294_967_296n, 4_294_967_296n + 5n, 2n ** 53n + 1n, 2n ** 64n - 1n]) {
+      const bytes = getU64Codec().encode(value);
+      expect(codec.decode(bytes)).toBe(value);
+      expect(new Uint8Array(codec.encode(value))).toEqual(new Uint8Array(bytes));
+    }
+    expect(() => codec.decode(new Uint8Array(7))).toThrow();
+  });
+});
+

@@ -32,4 +32,17 @@ describe("decode cache (real agent codec): what a refresh counts as changed", ()
     const forged = refresh([account(1, undefined, testAddress(8, 1))]);
     expect(forged.changed).toBe(2);
   });
+
+  test("bytes after the fields (Anchor padding) that change are no change: the record is the same", () => {
+    const cache = createDecodeCache(PROGRAM_ID, decodeAgentIdentity, (address, identity) => ({ address, identity }));
+    const first = finishNow(cache.refresh([account(1)]));
+    const dirtyPadding = padded(encodeAgentIdentity(agentIdentity(1)), 600);
+    dirtyPadding[599] = 0xff;
+    const again = finishNow(cache.refresh([account(1, dirtyPadding)]));
+    expect(again.changed).toBe(0);
+    expect(again.records[0]).toBe(first.records[0] as (typeof first.records)[number]);
+    const shorter = finishNow(cache.refresh([account(1, encodeAgentIdentity(agentIdentity(1)))]));
+    expect(shorter.changed).toBe(0);
+  });
 });
+

@@ -3,14 +3,13 @@ import {
   getBooleanCodec,
   getI64Codec,
   getStructCodec,
-  getU64Codec,
   getU32Codec,
   getU8Codec,
   type Address,
   type Codec,
   type ReadonlyUint8Array,
 } from "@solana/kit";
-import { getBorshStringCodec, getBytes32Codec } from "./borsh-codecs.ts";
+import { getBorshStringCodec, getBytes32Codec, getSharedU64Codec } from "./borsh-codecs.ts";
 import { getFastAddressCodec } from "./fast-address-codec.ts";
 import { anchorAccountCodec, type DecodeResult } from "./decode-result.ts";
 
@@ -50,7 +49,7 @@ function getAgentIdentityFieldsCodec() {
   return getStructCodec([
     ["nftMint", getFastAddressCodec()],
     ["owner", getFastAddressCodec()],
-    ["ownerVersion", getU64Codec()],
+    ["ownerVersion", getSharedU64Codec()],
     ["feedbackAuthority", getFastAddressCodec()],
     ["metadataUri", getBorshStringCodec()],
     ["metadataHash", getBytes32Codec()],
@@ -58,12 +57,12 @@ function getAgentIdentityFieldsCodec() {
     ["active", getBooleanCodec()],
     ["createdAt", getI64Codec()],
     ["updatedAt", getI64Codec()],
-    ["verifiedFeedbackCount", getU64Codec()],
-    ["verifiedScoreSum", getU64Codec()],
-    ["unverifiedFeedbackCount", getU64Codec()],
-    ["unverifiedScoreSum", getU64Codec()],
-    ["validationCount", getU64Codec()],
-    ["delegationCount", getU64Codec()],
+    ["verifiedFeedbackCount", getSharedU64Codec()],
+    ["verifiedScoreSum", getSharedU64Codec()],
+    ["unverifiedFeedbackCount", getSharedU64Codec()],
+    ["unverifiedScoreSum", getSharedU64Codec()],
+    ["validationCount", getSharedU64Codec()],
+    ["delegationCount", getSharedU64Codec()],
     ["bump", getU8Codec()],
   ]);
 }

@@ -3,7 +3,8 @@ import { hasDiscriminator } from "./borsh-codecs.ts";
 
 /** Decoding never throws: account data comes from the network and may be anything. */
 export type DecodeResult<T> =
-  | Readonly<{ ok: true; value: T }>
+  /** `size`: the bytes the fields took, discriminator included; anything after is padding the decode ignored. */
+  | Readonly<{ ok: true; value: T; size: number }>
   | Readonly<{ ok: false; reason: "wrong-discriminator" | "malformed"; detail: string }>;
 
 /**
@@ -19,7 +20,8 @@ export function decodeAccountData<T>(
     return { ok: false, reason: "wrong-discriminator", detail: "data does not start with the account discriminator" };
   }
   try {
-    return { ok: true, value: decoder.decode(data) };
+    const [value, size] = decoder.read(data, 0);
+    return { ok: true, value, size };
   } catch (error) {
     return { ok: false, reason: "malformed", detail: error instanceof Error ? error.message : String(error) };
   }
