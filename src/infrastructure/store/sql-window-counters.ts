@@ -1,7 +1,6 @@
 import type { WindowCounters } from "../../application/ports/window-counters.ts";
 import { createBatcher } from "../../application/settlement/batcher.ts";
 import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
-import { STATEMENTS_IN_FLIGHT } from "./sql-settlement-store.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
 // One row per (scope, window) of the whole batch, inserted in scope order, so two statements
@@ -71,7 +70,9 @@ export function createSqlWindowCounters(db: SqlQueryable, namespace = "fee-budge
     return changes.map(() => undefined);
   }
 
-  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT, maxInFlight: STATEMENTS_IN_FLIGHT });
+  // One at a time: a fee charge runs beside the pre-signing ledger reads, which take longer, and
+  // every charge of a fee payer locks that fee payer's row anyway.
+  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
   const subtract = createBatcher(subtractMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
   return Object.freeze({
     add: (window: number, scopes: readonly string[], amount: bigint) => add({ window, scopes, amount }),
