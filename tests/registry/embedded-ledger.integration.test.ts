@@ -14,6 +14,8 @@ import { createLedgerRpcHandler } from "../../src/infrastructure/ledger/embedded
 import { serveLedgerRpc, type LedgerRpcServer } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createRpcProgramAccountReader } from "../../src/infrastructure/registry/rpc-program-account-reader.ts";
+import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { createManualClock } from "./support/manual-clock.ts";
 import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, PROGRAM_ID, testAddress } from "./support/registry-fixtures.ts";
 
@@ -198,4 +200,26 @@ describe("agent index over JSON-RPC (rpc-ledger -> embedded ledger served on a r
     expect((await overRpc.listServices(star.nftMint, {}))?.length).toBe(4);
     expect(overRpc.health().status).toBe("ok");
   });
+
+  test("full reads parsed in a Worker give the same accounts as the JSON-RPC ledger, and the same model", async () => {
+    const reader = createRpcProgramAccountReader({ url: server.url });
+    const rpcLedger = createRpcLedger({ url: server.url });
+    for (const filters of [[], [{ memcmp: { offset: 0, bytes: new Uint8Array([11, 149, 31, 27, 186, 76, 241, 72]) } }], [{ dataSize: 82 }]]) {
+      const byWorker = (await reader(PROGRAM_ID, filters)).map((a) => [a.address, a.owner, [...a.data]]);
+      const byKit = (await rpcLedger.getProgramAccounts(PROGRAM_ID, filters)).map((a) => [a.address, a.owner, [...a.data]]);
+      expect(byWorker).toEqual(byKit);
+    }
+    const overWorker = createAgentIndex({ ledger: rpcLedger, readProgramAccounts: reader, clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
+    expect((await overWorker.listAgents({ limit: 100 })).items.map((r): string => r.identity.nftMint)).toEqual(expected(() => true));
+    expect((await overWorker.listServices(star.nftMint, {}))?.length).toBe(4);
+  });
+
+  test("a node that cannot be reached is an unavailable LedgerError without the URL's secret", async () => {
+    const reader = createRpcProgramAccountReader({ url: "http://127.0.0.1:1/?api-key=SECRET123", timeoutMs: 5_000 });
+    const error = await reader(PROGRAM_ID, []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerError);
+    expect((error as LedgerError).kind).toBe("unavailable");
+    expect((error as LedgerError).message).not.toContain("SECRET123");
+  });
 });
+

@@ -1,8 +1,8 @@
 import { Buffer } from "node:buffer";
 import type { Address, ReadonlyUint8Array } from "@solana/kit";
-import type { AccountSnapshot } from "../../application/ports/ledger.ts";
 import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import { finishNow, type SlicedWork } from "../../domain/registry/sliced-work.ts";
+import type { ProgramAccountData } from "./rpc-program-account-reader.ts";
 
 /**
  * `changed`: accounts decoded anew (new, or other bytes), plus last refresh's accounts that are
@@ -24,9 +24,9 @@ type Known<R> = { readonly data: ReadonlyUint8Array; readonly record: R; seen: n
  */
 export type DecodeCache<R> = Readonly<{
   /** Decodes a full refresh and makes it the new baseline, pausing every few hundred accounts. */
-  refresh(accounts: readonly AccountSnapshot[]): SlicedWork<DecodedAccounts<R>>;
+  refresh(accounts: readonly ProgramAccountData[]): SlicedWork<DecodedAccounts<R>>;
   /** Decodes without touching the baseline (for partial, filtered reads). */
-  decodeOnly(accounts: readonly AccountSnapshot[]): DecodedAccounts<R>;
+  decodeOnly(accounts: readonly ProgramAccountData[]): DecodedAccounts<R>;
 }>;
 
 export function createDecodeCache<T, R>(
@@ -39,7 +39,7 @@ export function createDecodeCache<T, R>(
   const baseline = new Map<Address, Known<R>>();
   let generation = 0;
 
-  function* run(accounts: readonly AccountSnapshot[], refresh: boolean): SlicedWork<DecodedAccounts<R>> {
+  function* run(accounts: readonly ProgramAccountData[], refresh: boolean): SlicedWork<DecodedAccounts<R>> {
     const current = ++generation;
     const records: R[] = [];
     const skipped: Address[] = [];
@@ -48,7 +48,7 @@ export function createDecodeCache<T, R>(
     let replacing = 0;
     for (let i = 0; i < accounts.length; i++) {
       if ((i & 255) === 255) yield;
-      const account = accounts[i] as AccountSnapshot;
+      const account = accounts[i] as ProgramAccountData;
       // SECURITY: only the registry program can write its accounts; anything else is a forgery
       // (or a misbehaving RPC) and must not enter the read model.
       if (account.owner !== programId) {
@@ -86,8 +86,8 @@ export function createDecodeCache<T, R>(
   }
 
   return Object.freeze({
-    refresh: (accounts: readonly AccountSnapshot[]) => run(accounts, true),
-    decodeOnly: (accounts: readonly AccountSnapshot[]) => finishNow(run(accounts, false)),
+    refresh: (accounts: readonly ProgramAccountData[]) => run(accounts, true),
+    decodeOnly: (accounts: readonly ProgramAccountData[]) => finishNow(run(accounts, false)),
   });
 }
 

@@ -19,6 +19,7 @@ import { selectFeedback, type FeedbackRecord } from "../../domain/registry/feedb
 import { selectServices, type ServiceRecord } from "../../domain/registry/service-selection.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
 import { createDecodeCache, type DecodeCache, type DecodedAccounts } from "./decode-cache.ts";
+import type { ProgramAccountReader } from "./rpc-program-account-reader.ts";
 
 /** What one refresh of one kind cost; `busyMs` is the event-loop time of its own work (not the ledger read). */
 export type RefreshReport = Readonly<{
@@ -45,6 +46,11 @@ export type AgentIndexDeps = Readonly<{
    * told of every feedback refresh, asked when feedback is listed. Without it `detailUri` stays unknown.
    */
   feedbackDetails?: FeedbackDetails;
+  /**
+   * How full reads get a program's accounts; `ledger.getProgramAccounts` by default. With a JSON-RPC
+   * node, createRpcProgramAccountReader parses the (large) answer in a Worker instead.
+   */
+  readProgramAccounts?: ProgramAccountReader;
   /** Longest stretch of refresh work before pending requests get the event loop; default 5 ms. */
   sliceMs?: number;
   /** How the refresh gives the event loop back; setImmediate by default. */
@@ -108,6 +114,7 @@ export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
   }
 
   const inSlices = <T>(work: SlicedWork<T>, stats: SliceStats) => runInSlices(work, { sliceMs, yieldNow, stats });
+  const readAccounts: ProgramAccountReader = deps.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters));
 
   /** Reads one kind from the ledger and decodes it against the last refresh, in slices. */
   async function loadAll<R>(
@@ -118,7 +125,7 @@ export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
     reported: (accounts: number, changed: number, readMs: number) => void,
   ): Promise<DecodedAccounts<R>> {
     const readStart = performance.now();
-    const accounts = await ledger.getProgramAccounts(programId, [discriminatorFilter(discriminator)]);
+    const accounts = await readAccounts(programId, [discriminatorFilter(discriminator)]);
     const readMs = performance.now() - readStart;
     const decoded = await inSlices(cache.refresh(accounts), stats);
     reportSkipped(kind, decoded.skipped);
