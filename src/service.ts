@@ -41,6 +41,7 @@ import { type ClientAddresses, createClientAddresses } from "./http/client-addre
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
 import { createAgentIndex } from "./infrastructure/registry/ledger-agent-index.ts";
+import { createRpcProgramAccountReader } from "./infrastructure/registry/rpc-program-account-reader.ts";
 import { createFeedbackDetailBackfill } from "./application/registry/feedback-detail-backfill.ts";
 import { createSqlFeedbackDetailUriStore } from "./infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createFeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
@@ -140,6 +141,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
     logger,
     ...(feedbackDetails ? { feedbackDetails } : {}),
+    ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL }) } : {}),
   });
   const counters = windowCounterFactory(config.REDIS_URL, store.executor);
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });

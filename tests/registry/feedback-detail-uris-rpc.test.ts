@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { Address, Signature } from "@solana/kit";
 import { Elysia } from "elysia";
-import { HttpResponse, delay } from "msw";
+import { HttpResponse, RequestHandler, delay, getResponse, http, passthrough } from "msw";
 import { setupServer } from "msw/node";
 import { systemClock, type Clock } from "../../src/application/ports/clock.ts";
 import { silentLogger } from "../../src/application/ports/logger.ts";
@@ -304,7 +304,17 @@ describe("feedback detail URIs from give_feedback transactions (recorded RPC res
     await seedAgent(star);
     const entry = feedbackEntry(star.nftMint, 0);
     await recordCreation(entry, await seedFeedback(entry), "https://reviews.example/wired.json", 400);
-    const service = await startService({ SOLANA_RPC_URL: RPC_URL, ROLE: "registry" });
+    // The service reads program accounts in a Worker, which msw cannot reach: the recorded node is
+    // also served over a real socket, answered by the same handlers.
+    const relay = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (request) =>
+        (await getResponse(server.listHandlers().filter((h) => h instanceof RequestHandler), new Request(RPC_URL, { method: request.method, headers: request.headers, body: await request.text() }))) ??
+        new Response("not recorded", { status: 500 }),
+    });
+    server.use(http.all(`${relay.url.href}*`, () => passthrough()));
+    const service = await startService({ SOLANA_RPC_URL: relay.url.href, ROLE: "registry" });
     try {
       const read = async () => {
         const response = await service.registryApp.handle(new Request(`http://registry.test/agents/${star.nftMint}/feedback`));
@@ -322,6 +332,7 @@ describe("feedback detail URIs from give_feedback transactions (recorded RPC res
       expect(row).toEqual({ detail_uri: "https://reviews.example/wired.json" });
     } finally {
       await service.dispose();
+      await relay.stop(true);
     }
   }, 30_000);
 
