@@ -1,0 +1,66 @@
+/**
+ * The embedded ledger's owner-filtered getProgramAccounts, as GET /users/me reads it (the agents
+ * of one wallet, read fresh: AgentIdentity discriminator + owner memcmp at offset 40).
+ *
+ *   bun bench/registry-owner-read.ts            10,000 agents, 50 reads
+ *   BENCH_AGENTS=100000 bun bench/registry-owner-read.ts
+ *
+ * Prints the time per read (median and max: all of it holds the event loop unless the ledger
+ * yields) and how much RSS the reads added, after a full GC.
+ */
+import { loadavg } from "node:os";
+import { getAddressDecoder, getAddressEncoder, type Address } from "@solana/kit";
+import { AGENT_IDENTITY_DISCRIMINATOR, encodeAgentIdentity } from "../src/domain/registry/agent-identity.ts";
+import { DEFAULT_REGISTRY_PROGRAM_ID } from "../src/domain/registry/pdas.ts";
+import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
+const READS = Number(process.env.BENCH_READS ?? 50);
+
+function address(label: number, n: number): Address {
+  const bytes = new Uint8Array(32);
+  bytes[0] = label;
+  new DataView(bytes.buffer).setUint32(1, n, true);
+  return getAddressDecoder().decode(bytes);
+}
+
+const ledger = createEmbeddedLedger();
+for (let n = 0; n < AGENTS; n++) {
+  const data = new Uint8Array(578);
+  data.set(
+    encodeAgentIdentity({
+      nftMint: address(1, n), owner: address(2, n % 500), ownerVersion: 1n, feedbackAuthority: address(3, n),
+      metadataUri: `https://agents.example/${n}/agent-card.json`, metadataHash: new Uint8Array(32), tags: [], active: true,
+      createdAt: 1_700_000_000n, updatedAt: 1_700_000_000n + BigInt(n), verifiedFeedbackCount: 0n, verifiedScoreSum: 0n,
+      unverifiedFeedbackCount: 0n, unverifiedScoreSum: 0n, validationCount: 0n, delegationCount: 0n, bump: 255,
+    }),
+  );
+  ledger.setAccount(address(9, n), { lamports: 3_000_000n, owner: DEFAULT_REGISTRY_PROGRAM_ID, data });
+}
+const filters = [
+  { memcmp: { offset: 0, bytes: new Uint8Array(AGENT_IDENTITY_DISCRIMINATOR) } },
+  { memcmp: { offset: 40, bytes: new Uint8Array(getAddressEncoder().encode(address(2, 42))) } },
+];
+
+Bun.gc(true);
+const rssBefore = process.memoryUsage().rss;
+const times: number[] = [];
+let found = 0;
+for (let i = 0; i < READS; i++) {
+  const start = performance.now();
+  found = (await ledger.getProgramAccounts(DEFAULT_REGISTRY_PROGRAM_ID, filters)).length;
+  times.push(performance.now() - start);
+}
+Bun.gc(true);
+await new Promise((resolve) => setTimeout(resolve, 1_000));
+Bun.gc(true);
+const rssAfter = process.memoryUsage().rss;
+times.sort((a, b) => a - b);
+
+console.log(`owner-filtered getProgramAccounts on the embedded ledger: ${AGENTS} agents, ${READS} reads, ${found} agents owned (Bun ${Bun.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+console.table([
+  { metric: "fastest read", value: `${(times[0] ?? 0).toFixed(1)} ms` },
+  { metric: "median read", value: `${(times[Math.floor(times.length / 2)] ?? 0).toFixed(1)} ms` },
+  { metric: "slowest read", value: `${(times.at(-1) ?? 0).toFixed(1)} ms` },
+  { metric: "RSS added by the reads (after GC)", value: `${((rssAfter - rssBefore) / 1024 / 1024).toFixed(0)} MB (${((rssAfter - rssBefore) / 1024 / 1024 / READS).toFixed(1)} MB a read)` },
+]);
