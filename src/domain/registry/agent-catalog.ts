@@ -40,7 +40,7 @@ export type AgentCatalog = Readonly<{
  * at least OVERLAY_MIN), a refresh rebuilds only the overlay; past it, the base is rebuilt with
  * them (in list order already: a merge, not a sort).
  */
-const OVERLAY_SHARE = 1 / 4;
+const OVERLAY_SHARE = 1 / 16;
 const OVERLAY_MIN = 512;
 const EMPTY: readonly CatalogEntry[] = Object.freeze([]);
 

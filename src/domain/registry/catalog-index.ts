@@ -89,8 +89,8 @@ export function* buildBase(sorted: readonly CatalogEntry[]): SlicedWork<BaseInde
   const byTag = new Map<string, number[]>();
   const active: number[] = [];
   const inactive: number[] = [];
-  const bigrams = createGramCollector(2);
-  const trigrams = createGramCollector(3);
+  const bigrams = createGramCollector<number>(2);
+  const trigrams = createGramCollector<number>(3);
   for (let position = 0; position < sorted.length; position++) {
     const entry = sorted[position] as CatalogEntry;
     byMint.set(entry.nftMint, entry);
@@ -108,8 +108,8 @@ export function* buildBase(sorted: readonly CatalogEntry[]): SlicedWork<BaseInde
     byTag: yield* packed(byTag),
     active: Int32Array.from(active),
     inactive: Int32Array.from(inactive),
-    bigrams: yield* bigrams.finish(),
-    trigrams: yield* trigrams.finish(),
+    bigrams: yield* packed(bigrams.lists()),
+    trigrams: yield* packed(trigrams.lists()),
   };
 }
 
@@ -131,8 +131,8 @@ export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonl
   for (const mint of gone) byMint.set(mint, null);
   const byOwner = new Map<string, CatalogEntry[]>();
   const byTag = new Map<string, CatalogEntry[]>();
-  const bigrams = new Map<number, CatalogEntry[]>();
-  const trigrams = new Map<number, CatalogEntry[]>();
+  const bigrams = createGramCollector<CatalogEntry>(2);
+  const trigrams = createGramCollector<CatalogEntry>(3);
   const active: CatalogEntry[] = [];
   const inactive: CatalogEntry[] = [];
   for (let i = 0; i < added.length; i++) {
@@ -141,11 +141,11 @@ export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonl
     append(byOwner, entry.record.identity.owner, entry);
     for (const tag of entry.tagHashes) append(byTag, tag, entry);
     (entry.record.identity.active ? active : inactive).push(entry);
-    for (let at = 0; at + 2 <= entry.uriLower.length; at++) append(bigrams, gramAt(entry.uriLower, at, 2), entry);
-    for (let at = 0; at + 3 <= entry.uriLower.length; at++) append(trigrams, gramAt(entry.uriLower, at, 3), entry);
+    bigrams.add(entry.uriLower, entry);
+    trigrams.add(entry.uriLower, entry);
     if ((i & 63) === 63) yield;
   }
-  return { removed, added, byMint, byOwner, byTag, active, inactive, bigrams, trigrams };
+  return { removed, added, byMint, byOwner, byTag, active, inactive, bigrams: bigrams.lists(), trigrams: trigrams.lists() };
 }
 
 /** `sorted` without `removed`, merged with `added` (sorted): the next base's list, without a sort. */
@@ -181,18 +181,17 @@ function* packed<K>(lists: ReadonlyMap<K, number[]>): SlicedWork<Map<K, Position
 }
 
 /**
- * Collects positions by window during a base build. Windows of three ASCII characters (nearly
- * all of a URI) go through a direct table instead of a Map lookup: ~87 windows per agent make
- * this the hot loop of a build.
+ * Collects items by window while a base or an overlay is built. Windows of ASCII characters
+ * (nearly all of a URI) go through a direct table instead of a Map lookup: ~87 windows per agent
+ * make this the hot loop of a build.
  */
-function createGramCollector(size: GramKind) {
-  const bits = 7 * size;
-  const slots = new Int32Array(1 << bits);
-  const lists: number[][] = [[]];
+function createGramCollector<T>(size: GramKind) {
+  const slots = new Int32Array(1 << (7 * size));
+  const byId: T[][] = [[]];
   const keys: number[] = [0];
-  const others = new Map<number, number[]>();
+  const others = new Map<number, T[]>();
   return {
-    add(text: string, position: number): void {
+    add(text: string, item: T): void {
       for (let at = 0; at + size <= text.length; at++) {
         const a = text.charCodeAt(at);
         const b = text.charCodeAt(at + 1);
@@ -201,25 +200,22 @@ function createGramCollector(size: GramKind) {
           const slot = size === 3 ? (a << 14) | (b << 7) | c : (a << 7) | b;
           let id = slots[slot] as number;
           if (id === 0) {
-            id = lists.length;
+            id = byId.length;
             slots[slot] = id;
-            lists.push([]);
+            byId.push([]);
             keys.push(gramAt(text, at, size));
           }
-          const list = lists[id] as number[];
-          if (list[list.length - 1] !== position) list.push(position);
+          const list = byId[id] as T[];
+          if (list[list.length - 1] !== item) list.push(item);
         } else {
-          append(others, gramAt(text, at, size), position);
+          append(others, gramAt(text, at, size), item);
         }
       }
     },
-    *finish(): SlicedWork<Map<number, Positions>> {
-      const out = new Map<number, Positions>();
-      for (let id = 1; id < lists.length; id++) {
-        out.set(keys[id] as number, Int32Array.from(lists[id] as number[]));
-        if ((id & 255) === 0) yield;
-      }
-      for (const [key, list] of others) out.set(key, Int32Array.from(list));
+    /** Every window's list, by the window's key (uri-grams.ts). */
+    lists(): Map<number, T[]> {
+      const out = new Map<number, T[]>(others);
+      for (let id = 1; id < byId.length; id++) out.set(keys[id] as number, byId[id] as T[]);
       return out;
     },
   };
