@@ -162,6 +162,21 @@ describe("refreshing snapshot: refresh ahead of expiry (manual clock, hand-fired
     expect(s.loads()).toBe(2);
   });
 
+  test("when the refresh ahead comes due before anyone read the value, the first read after that starts it (without waiting)", async () => {
+    const s = setupAhead();
+    await s.snapshot.get();
+    s.clock.advance(29_000);
+    s.timers.fire();
+    expect(s.loads()).toBe(1);
+    const release = s.hold();
+    s.clock.advance(100);
+    expect(await s.snapshot.get()).toBe(1);
+    expect(s.loads()).toBe(2);
+    release();
+    await settle();
+    expect(await s.snapshot.get()).toBe(2);
+  });
+
   test("a value no one read is left to expire: no load without readers, and the next reader loads (and waits) as before", async () => {
     const s = setupAhead();
     await s.snapshot.get();

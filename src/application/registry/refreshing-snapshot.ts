@@ -48,7 +48,8 @@ export const unrefTimeout: Schedule = (callback, delayMs) => {
  *
  * Readers do not wait for refreshes while they keep reading: when the value has been read since
  * it loaded, the next load starts on a timer shortly before the value expires (twice the last
- * load's duration ahead, at least 1 s, at most half the TTL), and replaces it when done. If that
+ * load's duration ahead, at least 1 s, at most half the TTL), or at the first read after that
+ * time if nobody had read it yet, and replaces it when done. If that
  * load is still running when the value expires, readers keep getting the value until it lands
  * (so a value is served at most one TTL plus the running load's duration after it was read,
  * never more than two TTLs). Only a read that finds the value expired with no load running (no
@@ -67,6 +68,8 @@ export function createRefreshingSnapshot<T>(options: RefreshingSnapshotOptions<T
   let lastError: unknown = null;
   /** Whether a reader was served the current value (the read that waited for its load does not count). */
   let readSinceLoad = false;
+  /** The refresh ahead came due before anyone read the value: the next read starts it. */
+  let aheadDue = false;
   let lastLoadMs = 0;
   let cancelAhead = () => {};
 
@@ -85,6 +88,7 @@ export function createRefreshingSnapshot<T>(options: RefreshingSnapshotOptions<T
           nextAttemptAt = expiresAt;
           lastLoadMs = clock.now() - startedAt;
           readSinceLoad = false;
+          aheadDue = false;
           return loaded;
         },
         (error: unknown) => {
@@ -116,14 +120,22 @@ export function createRefreshingSnapshot<T>(options: RefreshingSnapshotOptions<T
       const now = clock.now();
       // Idle values are left to expire (no load without readers); a clock that has not reached the
       // due time (tests move theirs by hand) re-arms instead of loading early.
-      if (inFlight || !readSinceLoad) return;
+      if (inFlight) return;
       if (now < due) return armRefreshAhead();
+      if (!readSinceLoad) {
+        aheadDue = true;
+        return;
+      }
       startLoad().catch(() => {});
     }, Math.max(0, due - clock.now()));
   }
 
   function served(): Promise<T> {
     readSinceLoad = true;
+    if (aheadDue && !inFlight) {
+      aheadDue = false;
+      startLoad().catch(() => {});
+    }
     return Promise.resolve(value as T);
   }
 
