@@ -3,24 +3,19 @@ import {
   getCompiledTransactionMessageEncoder,
   getTransactionDecoder,
   getTransactionEncoder,
+  bytesEqual,
   type Address,
   type CompiledTransactionMessage,
   type CompiledTransactionMessageWithLifetime,
-  type LegacyCompiledTransactionMessage,
-  type V0CompiledTransactionMessage,
   type Signature,
   type ReadonlyUint8Array,
   type Transaction,
 } from "@solana/kit";
 import { signatureOf } from "./base58.ts";
-import { parseCanonicalWire } from "./wire-parse.ts";
+import { parseCanonicalWire, type SupportedMessage } from "./wire-parse.ts";
 
 /** Largest wire transaction a Solana node accepts (one UDP packet minus headers). */
 export const MAX_WIRE_TRANSACTION_BYTES = 1232;
-
-/** The message versions litesvm executes and this ledger accepts. */
-export type SupportedMessage = (LegacyCompiledTransactionMessage | V0CompiledTransactionMessage) &
-  CompiledTransactionMessageWithLifetime;
 
 export type CheckedTransaction = Readonly<{
   transaction: Transaction;
@@ -34,12 +29,6 @@ export type CheckedTransaction = Readonly<{
 }>;
 
 export type WireCheck = Readonly<{ ok: true; value: CheckedTransaction }> | Readonly<{ ok: false; reason: string }>;
-
-function sameBytes(a: ReadonlyUint8Array, b: ReadonlyUint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 function fail(reason: string): WireCheck {
   return Object.freeze({ ok: false, reason });
@@ -92,11 +81,11 @@ export function decodeWithKit(wire: Uint8Array): Decoded | WireCheck {
   let message: CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
   try {
     transaction = getTransactionDecoder().decode(wire);
-    if (!sameBytes(getTransactionEncoder().encode(transaction), wire)) {
+    if (!bytesEqual(getTransactionEncoder().encode(transaction), wire)) {
       return fail("transaction bytes are not canonical");
     }
     message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-    if (!sameBytes(getCompiledTransactionMessageEncoder().encode(message), transaction.messageBytes)) {
+    if (!bytesEqual(getCompiledTransactionMessageEncoder().encode(message), transaction.messageBytes)) {
       return fail("message bytes are not canonical");
     }
   } catch {
@@ -113,7 +102,7 @@ export function decodeWithKit(wire: Uint8Array): Decoded | WireCheck {
  * fine at the transaction level). Untrusted bytes reach litesvm only when kit decodes
  * both the transaction and the message AND re-encoding each gives the identical bytes,
  * the version is one litesvm executes, and the layout passes the sanitizer's rules.
- * The fast path (wire-parse.ts) accepts only bytes that pass that same test, with the
+ * The fast path (wire-parse.ts, over the domain's strict reader) accepts only bytes that pass that same test, with the
  * same decoded result, without kit's per-key base58; everything else takes kit's path.
  */
 export function checkWireTransaction(wire: Uint8Array): WireCheck {
