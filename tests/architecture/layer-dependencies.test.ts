@@ -1,75 +1,46 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from "dependency-cruiser";
+import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
+import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 
-const SRC = resolve(import.meta.dir, "../../src");
+// The rules live in .dependency-cruiser.cjs (also run by `npm run lint:deps`); this test runs the
+// same cruise through dependency-cruiser's API, and proves on a fixture that every rule can fail.
+const ROOT = resolve(import.meta.dir, "../..");
+const FIXTURE = resolve(import.meta.dir, "fixtures/violating");
 
-/** Which layers each layer may not import. Arrows point inward: domain <- application <- adapters. */
-const FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
-  domain: ["application", "infrastructure", "http", "main.ts", "tools"],
-  application: ["infrastructure", "http", "main.ts", "tools"],
-};
-
-/** Runtime-specific modules that would stop domain and application from running on Deno. */
-const NON_WEB_MODULES = /^(node:|bun$|bun:|fs$|path$|crypto$|os$|child_process$|pkcs11js$|postgres$|litesvm$|@aws-sdk\/|@electric-sql\/)/;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith(".ts") ? [path] : [];
-  });
+async function rules(): Promise<ICruiseOptions> {
+  return extractDepcruiseOptions(resolve(ROOT, ".dependency-cruiser.cjs"));
 }
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const specifiers = [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)];
-  return specifiers.map((m) => m[1] ?? m[2] ?? "");
+async function cruiseSrc(baseDir: string, options: ICruiseOptions): Promise<ICruiseResult> {
+  const tsConfig = extractTSConfig(resolve(ROOT, "tsconfig.json"));
+  const { output } = await cruise(["src"], { ...options, baseDir }, {}, { tsConfig });
+  if (typeof output === "string") throw new Error("dependency-cruiser returned a report, not a result");
+  return output;
 }
 
-function stripComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
+function describeViolation(v: IViolation): string {
+  const path = v.cycle?.map((step) => step.name).join(" -> ") ?? `${v.from} -> ${v.to}`;
+  return `${v.rule.name}: ${path}`;
 }
 
-function layerOf(path: string): string {
-  return relative(SRC, path).split("/")[0] ?? "";
-}
+describe("architecture rules (dependency-cruiser over src/)", () => {
+  test("src/ breaks no rule of .dependency-cruiser.cjs", async () => {
+    const result = await cruiseSrc(ROOT, await rules());
+    expect(result.summary.violations.map(describeViolation)).toEqual([]);
+    // The cruise sees the tree: a run that found no module would pass every rule.
+    expect(result.summary.totalCruised).toBeGreaterThan(100);
+    expect(result.modules.some((m) => m.source.startsWith("src/application/") && m.dependencies.some((d) => d.resolved.startsWith("src/domain/")))).toBe(true);
+  }, 30_000);
 
-describe("layer dependencies (static scan of src/)", () => {
-  for (const layer of Object.keys(FORBIDDEN)) {
-    test(`${layer} imports no outer layer and no runtime-specific module`, () => {
-      const violations: string[] = [];
-      for (const file of sourceFiles(join(SRC, layer))) {
-        for (const spec of importsOf(file)) {
-          if (spec.startsWith(".")) {
-            const target = layerOf(resolve(file, "..", spec));
-            if (FORBIDDEN[layer]?.includes(target)) violations.push(`${relative(SRC, file)} -> ${spec}`);
-          } else if (NON_WEB_MODULES.test(spec)) {
-            violations.push(`${relative(SRC, file)} -> ${spec}`);
-          }
-        }
-      }
-      expect(violations).toEqual([]);
-    });
-  }
-
-  test("domain and application use no runtime globals (Bun, Deno, process, Buffer)", () => {
-    const offenders = ["domain", "application"]
-      .flatMap((layer) => sourceFiles(join(SRC, layer)))
-      .filter((file) => /\b(Bun|Deno|process|Buffer)\.[a-zA-Z]/.test(stripComments(readFileSync(file, "utf8"))))
-      .map((file) => relative(SRC, file));
-    expect(offenders).toEqual([]);
-  });
-
-  test("only the composition root and command-line tools read the environment", () => {
-    const offenders = sourceFiles(SRC)
-      .filter((file) => !file.endsWith("/main.ts") && !relative(SRC, file).startsWith("tools/"))
-      .filter((file) => /process\.env|Bun\.env|Deno\.env/.test(stripComments(readFileSync(file, "utf8"))))
-      .map((file) => relative(SRC, file));
-    expect(offenders).toEqual([]);
-  });
-
-  test("the scan sees imports (guards against a scan that finds nothing)", () => {
-    const all = sourceFiles(join(SRC, "application")).flatMap(importsOf);
-    expect(all.some((s) => s.includes("domain"))).toBe(true);
-  });
+  test("every rule fails on a fixture that breaks it (the rules can fail)", async () => {
+    const options = await rules();
+    // The real run excludes the fixture folder; here it is the whole tree.
+    const result = await cruiseSrc(FIXTURE, { ...options, exclude: { path: "^$" } });
+    const broken = new Set(result.summary.violations.map((v) => v.rule.name));
+    const all = (options.ruleSet?.forbidden ?? []).map((rule) => rule.name ?? "(unnamed)");
+    expect(all.length).toBeGreaterThan(5);
+    expect([...broken].sort()).toEqual([...all].sort());
+  }, 30_000);
 });

@@ -1,0 +1,113 @@
+// The architecture rules of src/, checked by `npm run lint:deps` and by
+// tests/architecture/layer-dependencies.test.ts (which also proves each rule can fail).
+// Arrows point inward: domain <- application <- adapters (http, infrastructure) <- composition roots.
+
+/** The composition roots: the files directly under src/ (main.ts, service.ts, *-composition.ts, ...). */
+const ROOTS = "^src/[^/]+\\.ts$";
+const OUTER_LAYERS = `^src/(application|infrastructure|http|tools)/|${ROOTS}`;
+const ADAPTERS_AND_ROOTS = `^src/(infrastructure|http|tools)/|${ROOTS}`;
+/**
+ * Runtime-specific modules: domain and application run on Bun and on Deno, so they use
+ * web-standard APIs only (Node built-ins are caught separately, by dependency type).
+ */
+const RUNTIME_SPECIFIC =
+  "^(bun|bun:.*|pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs/.*|@aws-sdk/.*|@electric-sql/.*|prom-client)$|node_modules/(pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs|@aws-sdk|@electric-sql|prom-client)/";
+
+/**
+ * Known violations, each owned by an open item of issue 14; remove the entry when it is fixed.
+ * Listing them edge by edge keeps every other edge of the same kind failing.
+ */
+const KNOWN_HTTP_TO_INFRASTRUCTURE = [
+  // http/metrics.ts builds the Prometheus registry it serves; the composition root should pass it in.
+  "^src/http/metrics\\.ts$",
+  // http/observability.ts enters the log context of each request; it belongs behind a port.
+  "^src/http/observability\\.ts$",
+];
+
+/**
+ * Known cycles (type-only imports both): the wire parser and its guard (issue 14 item 1 merges the
+ * two wire parsers), and the agent catalog with its index (AgentRecord belongs in a file of its own).
+ */
+const KNOWN_CYCLE_MEMBERS = [
+  "^src/infrastructure/ledger/embedded/wire-(guard|parse)\\.ts$",
+  "^src/domain/registry/(agent-catalog|catalog-index)\\.ts$",
+];
+
+/** @type {import("dependency-cruiser").IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "domain-is-innermost",
+      comment: "src/domain imports only src/domain: no use case, adapter, composition root or tool.",
+      severity: "error",
+      from: { path: "^src/domain/" },
+      to: { path: OUTER_LAYERS },
+    },
+    {
+      name: "application-imports-inward",
+      comment: "src/application imports only the domain and itself (use cases and their ports), never an adapter.",
+      severity: "error",
+      from: { path: "^src/application/" },
+      to: { path: ADAPTERS_AND_ROOTS },
+    },
+    {
+      name: "core-is-portable",
+      comment: "src/domain and src/application use web-standard APIs only: no Node built-in, no runtime-specific package.",
+      severity: "error",
+      from: { path: "^src/(domain|application)/" },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
+      name: "core-uses-no-runtime-package",
+      comment: "src/domain and src/application import no Bun module and no package bound to one runtime or one I/O system.",
+      severity: "error",
+      from: { path: "^src/(domain|application)/" },
+      to: { path: RUNTIME_SPECIFIC },
+    },
+    {
+      name: "http-not-infrastructure",
+      comment: "src/http talks to adapters through ports handed in by the composition root, never by import.",
+      severity: "error",
+      from: { path: "^src/http/", pathNot: KNOWN_HTTP_TO_INFRASTRUCTURE },
+      to: { path: "^src/infrastructure/" },
+    },
+    {
+      name: "infrastructure-not-http",
+      comment: "src/infrastructure (adapters) knows nothing of the HTTP interface.",
+      severity: "error",
+      from: { path: "^src/infrastructure/" },
+      to: { path: "^src/http/" },
+    },
+    {
+      name: "only-roots-import-roots",
+      comment: "Composition roots wire the layers; no layer or tool imports one.",
+      severity: "error",
+      from: { path: "^src/(domain|application|infrastructure|http|tools)/" },
+      to: { path: ROOTS },
+    },
+    {
+      name: "no-circular",
+      comment: "No import cycle in src/ (type-only imports count: a cycle of types is still a tangle).",
+      severity: "error",
+      from: { path: "^src/", pathNot: KNOWN_CYCLE_MEMBERS },
+      to: { circular: true },
+    },
+    {
+      name: "no-unresolvable",
+      comment: "Every import in src/ resolves (guards against a rule that silently sees nothing).",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { couldNotResolve: true, pathNot: "^(bun|bun:.*)$" },
+    },
+  ],
+  options: {
+    // Cruise src/ itself; packages are leaves (their insides are not ours to check).
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^tests/architecture/fixtures/" },
+    // Type-only imports are dependencies too: `import type` across layers is still an arrow.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    moduleSystems: ["es6", "cjs"],
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
