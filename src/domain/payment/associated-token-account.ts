@@ -1,5 +1,5 @@
-import { getAddressEncoder, getProgramDerivedAddress, type Address } from "@solana/kit";
-import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "../transaction/programs.ts";
+import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 
 /**
  * Derives associated token accounts (owner, SPL Token program, mint) with a bounded LRU cache.
@@ -11,18 +11,13 @@ export type AtaDeriver = Readonly<{
   size(): number;
 }>;
 
-const addressEncoder = getAddressEncoder();
-
 export function createAtaDeriver(options: Readonly<{ capacity?: number }> = {}): AtaDeriver {
   const capacity = options.capacity ?? 10_000;
   // A Map iterates in insertion order, so deleting and re-inserting on a hit makes it an LRU.
   const cache = new Map<string, Promise<Address>>();
 
   async function deriveUncached(owner: Address, mint: Address): Promise<Address> {
-    const [ata] = await getProgramDerivedAddress({
-      programAddress: ASSOCIATED_TOKEN_PROGRAM,
-      seeds: [addressEncoder.encode(owner), addressEncoder.encode(TOKEN_PROGRAM), addressEncoder.encode(mint)],
-    });
+    const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     return ata;
   }
 

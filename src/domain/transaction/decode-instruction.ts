@@ -1,12 +1,11 @@
 import type { Address } from "@solana/kit";
 import {
-  COMPUTE_BUDGET_PROGRAM,
-  COMPUTE_UNIT_LIMIT_DISCRIMINATOR,
-  COMPUTE_UNIT_PRICE_DISCRIMINATOR,
-  TOKEN_PROGRAM,
-  TOKEN_TRANSFER_CHECKED,
-  isMemoProgram,
-} from "./programs.ts";
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  SET_COMPUTE_UNIT_LIMIT_DISCRIMINATOR,
+  SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR,
+} from "@solana-program/compute-budget";
+import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from "@solana-program/token";
+import { isMemoProgram } from "./programs.ts";
 import type { InstructionMeaning } from "./transaction-view.ts";
 
 /** Gives one instruction its meaning from the program id, the accounts and the data bytes. */
@@ -15,15 +14,15 @@ export function decodeInstructionMeaning(
   accounts: readonly Address[],
   data: Uint8Array,
 ): InstructionMeaning {
-  if (program === TOKEN_PROGRAM) return decodeTokenInstruction(accounts, data);
-  if (program === COMPUTE_BUDGET_PROGRAM) return decodeComputeBudgetInstruction(accounts, data);
+  if (program === TOKEN_PROGRAM_ADDRESS) return decodeTokenInstruction(accounts, data);
+  if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS) return decodeComputeBudgetInstruction(accounts, data);
   if (isMemoProgram(program)) return { kind: "memo", byteLength: data.byteLength };
   return { kind: "other" };
 }
 
 function decodeTokenInstruction(accounts: readonly Address[], data: Uint8Array): InstructionMeaning {
   const discriminator = data[0] ?? null;
-  if (discriminator !== TOKEN_TRANSFER_CHECKED) {
+  if (discriminator !== TRANSFER_CHECKED_DISCRIMINATOR) {
     return { kind: "token-other", discriminator, note: "not TransferChecked" };
   }
   // SECURITY: only the canonical single-authority layout counts as the transfer. Extra accounts
@@ -53,10 +52,10 @@ function decodeComputeBudgetInstruction(accounts: readonly Address[], data: Uint
   // ComputeBudget instructions take no accounts; any listed account is smuggled in.
   if (accounts.length !== 0) return { kind: "compute-budget-other", discriminator };
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (discriminator === COMPUTE_UNIT_LIMIT_DISCRIMINATOR && data.byteLength === 5) {
+  if (discriminator === SET_COMPUTE_UNIT_LIMIT_DISCRIMINATOR && data.byteLength === 5) {
     return { kind: "compute-unit-limit", units: view.getUint32(1, true) };
   }
-  if (discriminator === COMPUTE_UNIT_PRICE_DISCRIMINATOR && data.byteLength === 9) {
+  if (discriminator === SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR && data.byteLength === 9) {
     return { kind: "compute-unit-price", microLamports: view.getBigUint64(1, true) };
   }
   return { kind: "compute-budget-other", discriminator };

@@ -1,4 +1,6 @@
-import { COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, isMemoProgram } from "../transaction/programs.ts";
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "@solana-program/compute-budget";
+import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { isMemoProgram } from "../transaction/programs.ts";
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
 import { reject, type Rejection } from "./rejection.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
@@ -34,7 +36,7 @@ export function checkInstructionCount(view: TransactionView, policy: Verificatio
 export function checkProgramsAllowed(view: TransactionView): Rejection | null {
   for (const instruction of view.instructions) {
     const program = instruction.programAddress;
-    if (program === TOKEN_PROGRAM || program === COMPUTE_BUDGET_PROGRAM || isMemoProgram(program)) continue;
+    if (program === TOKEN_PROGRAM_ADDRESS || program === COMPUTE_BUDGET_PROGRAM_ADDRESS || isMemoProgram(program)) continue;
     return reject("DISALLOWED_PROGRAM", `instruction ${instruction.index} calls program ${program}, which is not allowed`);
   }
   return null;

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../domain/networks.ts";
+import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../domain/registry/pdas.ts";
 
 const Base58Address = Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$" });
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
@@ -24,7 +25,7 @@ export const AppConfigSchema = Type.Object({
   VERIFY_MAX_COMPUTE_UNIT_LIMIT: Type.Integer({ minimum: 1, maximum: 1_400_000, default: 400_000 }),
   VERIFY_MAX_COMPUTE_UNIT_PRICE: Type.Integer({ minimum: 0, default: 5_000_000 }),
   VERIFY_MAX_INSTRUCTIONS: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
-  REGISTRY_PROGRAM_ID: Type.String({ ...Base58Address, default: "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" }),
+  REGISTRY_PROGRAM_ID: Type.String({ ...Base58Address, default: DEFAULT_REGISTRY_PROGRAM_ID }),
   REGISTRY_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 30 }),
   REGISTRY_CATEGORIES_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Union(

@@ -7,6 +7,7 @@ import { LedgerError, type AccountSnapshot, type Ledger, type SignatureStatus } 
 import { silentLogger, type Logger } from "../../../application/ports/logger.ts";
 import { tokenBalanceChanges } from "../../../domain/modes/token-balance-changes.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../../domain/networks.ts";
+import { SYSTEM_PROGRAM } from "../../../domain/transaction/programs.ts";
 import { transactionErrorCodeOf } from "../transaction-error-code.ts";
 import { readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
 import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
@@ -161,7 +162,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     const current = readAccount(svm, target);
     const data = update.data ?? current?.data ?? new Uint8Array(0);
     const written = {
-      owner: update.owner ?? current?.owner ?? address("11111111111111111111111111111111"),
+      owner: update.owner ?? current?.owner ?? SYSTEM_PROGRAM,
       lamports: update.lamports ?? current?.lamports ?? 0n,
       executable: update.executable ?? current?.executable ?? false,
       data,

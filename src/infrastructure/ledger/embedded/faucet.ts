@@ -1,6 +1,5 @@
 import {
   AccountRole,
-  address,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createTransactionMessage,
@@ -14,9 +13,8 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { MEMO_PROGRAM, SYSTEM_PROGRAM } from "../../../domain/transaction/programs.ts";
 
-const MEMO_PROGRAM_ADDRESS = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
-const SYSTEM_PROGRAM_ADDRESS = address("11111111111111111111111111111111");
 /** System program instruction index of Transfer. */
 const SYSTEM_TRANSFER = 2;
 
@@ -27,7 +25,7 @@ function transferSol(faucet: KeyPairSigner, recipient: Address, lamports: bigint
   view.setUint32(0, SYSTEM_TRANSFER, true);
   view.setBigUint64(4, lamports, true);
   return Object.freeze({
-    programAddress: SYSTEM_PROGRAM_ADDRESS,
+    programAddress: SYSTEM_PROGRAM,
     accounts: [
       Object.freeze({ address: faucet.address, role: AccountRole.WRITABLE_SIGNER, signer: faucet }),
       Object.freeze({ address: recipient, role: AccountRole.WRITABLE }),
@@ -58,7 +56,7 @@ export async function buildAirdropTransaction(
   nonce: number,
 ): Promise<Uint8Array> {
   const memo = Object.freeze({
-    programAddress: MEMO_PROGRAM_ADDRESS,
+    programAddress: MEMO_PROGRAM,
     data: new TextEncoder().encode(`airdrop ${nonce}`),
   });
   const message = pipe(
