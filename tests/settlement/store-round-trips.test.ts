@@ -59,8 +59,6 @@ beforeAll(async () => {
   const executor = recording(opened.executor, log);
   store = Object.freeze({ ...opened, executor, settlements: createSqlSettlementStore(executor) });
   rig = await startFaultRig({ store, feeBudget: BUDGET });
-  // The first charge of a window also prunes older windows (once per window and process).
-  expect((await postJson(rig.app, "/settle", (await fundedPayment(rig.ledger, rig.feePayer)).body)).body["success"]).toBe(true);
 }, 30_000);
 
 afterAll(async () => {
@@ -69,6 +67,15 @@ afterAll(async () => {
 });
 
 describe("store round trips a settlement waits for (PGlite, fee budget in the same database)", () => {
+  test("the first payment of a fee-budget window: the prune of older windows goes beside the charge, not before it", async () => {
+    const payment = await fundedPayment(rig.ledger, rig.feePayer);
+    log.length = 0;
+
+    expect((await postJson(rig.app, "/settle", payment.body)).body["success"]).toBe(true);
+
+    expect(roundTrips(log)).toEqual([["DELETE fee_budget_windows", "INSERT fee_budget_windows", "SELECT settlements"], ["INSERT settlements"], ["UPDATE settlements"]]);
+  });
+
   test("a new payment: lookup beside the fee charge, then the claim, then the finish: three", async () => {
     const payment = await fundedPayment(rig.ledger, rig.feePayer);
     log.length = 0;

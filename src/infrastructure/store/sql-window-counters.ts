@@ -42,14 +42,26 @@ export function createSqlWindowCounters(db: SqlQueryable, namespace = "fee-budge
   const prefix = `${namespace}/`;
   let prunedBefore = -1;
 
-  async function addMany(changes: readonly Change[]): Promise<readonly (readonly bigint[])[]> {
-    const newest = Math.max(...changes.map((c) => c.window));
-    if (newest - 1 > prunedBefore) {
-      prunedBefore = newest - 1;
+  /**
+   * Beside the batch's ADD, not before it: it deletes windows older than any the batch touches, so
+   * the two never meet a row, and the first charge of a window waits for one round trip, not two.
+   * A failed prune is tried again by the next batch; it never fails a charge.
+   */
+  async function prune(newest: number): Promise<void> {
+    if (newest - 1 <= prunedBefore) return;
+    const previous = prunedBefore;
+    prunedBefore = newest - 1;
+    try {
       await db.query(PRUNE, [String(prunedBefore), prefix]);
+    } catch {
+      prunedBefore = Math.min(prunedBefore, previous);
     }
+  }
+
+  async function addMany(changes: readonly Change[]): Promise<readonly (readonly bigint[])[]> {
+    const pruned = prune(Math.max(...changes.map((c) => c.window)));
     const sums = sumPerCounter(changes, prefix);
-    const rows = await retryDeadlock(() => db.query(ADD, counterParams(sums)));
+    const [rows] = await Promise.all([retryDeadlock(() => db.query(ADD, counterParams(sums))), pruned]);
     const totals = new Map(rows.map((row) => [counterKey(String(row["scope"]), Number(row["window_id"])), BigInt(String(row["spent"]))]));
     // Before the batch: the new total minus everything this batch added to that counter.
     const running = new Map([...sums].map(([key, sum]) => [key, (totals.get(key) ?? sum.amount) - sum.amount]));
