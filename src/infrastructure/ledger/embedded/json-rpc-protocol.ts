@@ -1,4 +1,5 @@
-import { getBase58Encoder, isAddress, type Address, type Signature } from "@solana/kit";
+import { hexToBytes } from "@noble/hashes/utils.js";
+import { getBase58Encoder, getBase64Decoder, getBase64Encoder, isAddress, type Address, type Signature } from "@solana/kit";
 import { isSignatureText } from "./base58.ts";
 
 /** JSON-RPC 2.0 and Solana server error codes. */
@@ -88,13 +89,18 @@ export function optionalBoolean(config: Readonly<Record<string, unknown>>, key: 
   return value;
 }
 
+/**
+ * Exactly the base64 `atob` accepts (standard alphabet, padding only to a whole group): kit's
+ * encoder alone (Node's Buffer) would skip a bad character instead of refusing the request.
+ */
+function isStrictBase64(text: string): boolean {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) return false;
+  return !text.endsWith("=") || text.length % 4 === 0;
+}
+
 export function decodeBase64(text: string, name: string): Uint8Array {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) throw invalidParams(`Invalid param: ${name} is not valid base64`);
-  try {
-    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  } catch {
-    throw invalidParams(`Invalid param: ${name} is not valid base64`);
-  }
+  if (!isStrictBase64(text)) throw invalidParams(`Invalid param: ${name} is not valid base64`);
+  return new Uint8Array(getBase64Encoder().encode(text));
 }
 
 export function decodeBase58(text: string, name: string): Uint8Array {
@@ -106,15 +112,11 @@ export function decodeBase58(text: string, name: string): Uint8Array {
 }
 
 export function encodeBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+  return getBase64Decoder().decode(bytes);
 }
 
 export function decodeHex(text: string, name: string): Uint8Array {
   const hex = text.startsWith("0x") ? text.slice(2) : text;
   if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw invalidParams(`Invalid param: ${name} is not valid hex`);
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
+  return hexToBytes(hex);
 }
