@@ -1,3 +1,4 @@
+import { hexToBytes } from "@noble/hashes/utils.js";
 import { type Address, isAddress } from "@solana/kit";
 import { decodePrivateKeyText } from "./private-key-format.ts";
 import { type Env, type ReadTextFile, readTextFileSync } from "./secret-source.ts";
@@ -328,10 +329,4 @@ function optionalInteger(
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === "" ? undefined : trimmed;
-}
-
-function hexToBytes(hex: string): Uint8Array {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return bytes;
 }
