@@ -15,6 +15,8 @@ import { silentLogger, type Logger } from "../../application/ports/logger.ts";
 import { MAX_SIGNATURES_PER_PAGE, type TransactionHistory } from "../../application/ports/transaction-history.ts";
 import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
 import { redactUrl, scrubUrlSecrets } from "../logging/redact.ts";
+import { fromBase64, toBase64 } from "./base64.ts";
+import { createJsonRpcFetch, RpcHttpError, RpcServerError, u64Of } from "./json-rpc-fetch.ts";
 import { landedTransactionOf } from "./rpc-landed-transaction.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
@@ -31,17 +33,6 @@ const UNAVAILABLE_CODES = new Set([-32603, -32004, -32005, -32014, -32016, -3201
 const BAD_REQUEST_CODES = new Set([-32600, -32601, -32602]);
 /** sendTransaction's preflight simulation failed; `data` is that simulation's result, `data.err` its error. */
 const PREFLIGHT_FAILURE = -32002;
-
-/** A JSON-RPC error answered by the node, kept with its own message (kit's errors drop it). */
-class RpcServerError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data: unknown,
-  ) {
-    super(message);
-  }
-}
 
 function isErrorResponse(value: unknown): value is { error: { code: unknown; message: unknown; data?: unknown } } {
   return typeof value === "object" && value !== null && "error" in value && typeof (value as { error: unknown }).error === "object";
@@ -82,26 +73,34 @@ function withLogs(message: string, logs: readonly string[]): string {
   return logs.length > 0 ? `${message}\nlogs:\n${logs.join("\n")}` : message;
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-}
-
 function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
 
-type RawAccount = Readonly<{ data: readonly [string, string]; executable: boolean; lamports: bigint; owner: Address }>;
+type RawAccount = Readonly<{ data: readonly [string, string]; executable: boolean; lamports: bigint | number; owner: Address }>;
 
 function snapshot(address: Address, account: RawAccount): AccountSnapshot {
-  return Object.freeze({ address, owner: account.owner, lamports: BigInt(account.lamports), data: fromBase64(account.data[0]), executable: account.executable });
+  return Object.freeze({ address, owner: account.owner, lamports: u64Of(account.lamports, "lamports"), data: fromBase64(account.data[0]), executable: account.executable });
+}
+
+/** `{ context, value }`, the envelope of most Solana RPC answers; throws for any other shape. */
+function valueOf(result: unknown, method: string): unknown {
+  if (typeof result !== "object" || result === null || !("value" in result)) throw new Error(`${method}: the node's answer has no value`);
+  return (result as { value: unknown }).value;
+}
+
+function arrayOf(value: unknown, length: number, method: string): readonly unknown[] {
+  if (!Array.isArray(value) || value.length !== length) throw new Error(`${method}: the node answered ${Array.isArray(value) ? value.length : "no"} entries for ${length}`);
+  return value;
+}
+
+type RawStatus = Readonly<{ slot: unknown; confirmationStatus?: SignatureStatus["confirmationStatus"] | null; err: unknown }>;
+
+function statusOf(status: RawStatus | null): SignatureStatus | null {
+  if (status === null || !status.confirmationStatus) return null;
+  return { slot: u64Of(status.slot, "slot"), confirmationStatus: status.confirmationStatus, err: status.err === null || status.err === undefined ? null : renderErr(status.err) };
 }
 
 type RpcTokenBalance = Readonly<{ mint: Address; owner?: Address; uiTokenAmount: Readonly<{ amount: string }> }>;
@@ -127,7 +126,9 @@ function filterOf(filter: ProgramAccountFilter) {
 }
 
 /**
- * The Ledger port over any Solana JSON-RPC endpoint, with kit's RPC client. Transport
+ * The Ledger port over any Solana JSON-RPC endpoint. The calls every settlement makes (send,
+ * status poll, account reads, block height, blockhash check) go through the plain client in
+ * json-rpc-fetch.ts; the rest through kit's RPC client. Transport
  * failures, timeouts, 5xx and unhealthy nodes are `unavailable`; a node refusing a
  * transaction is `rejected` with its message and logs. The URL never appears unredacted.
  */
@@ -136,6 +137,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   const safeUrl = redactUrl(options.url);
   const logger = (options.logger ?? silentLogger).child({ rpc: safeUrl });
   const rpc = createSolanaRpcFromTransport(createErrorPreservingTransport(createDefaultRpcTransport({ url: options.url })));
+  const hotRpc = createJsonRpcFetch(options.url);
 
   // SECURITY: error text from fetch or the node may echo the URL with its API key.
   const scrub = (text: string) => scrubUrlSecrets(text, options.url);
@@ -151,6 +153,8 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
       // text a payer wrote (a Memo's), which must never decide how a refusal is classified.
       const transactionError = error.code === PREFLIGHT_FAILURE ? transactionErrorCodeOfData(error.data) : null;
       result = new LedgerError(rejected ? "rejected" : "unavailable", message, logs, transactionError);
+    } else if (error instanceof RpcHttpError) {
+      result = new LedgerError("unavailable", `${method}: HTTP error ${error.statusCode}`);
     } else if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
       result = new LedgerError("unavailable", `${method}: HTTP error ${error.context.statusCode}`);
     } else if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
@@ -175,10 +179,11 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   async function getMultipleAccounts(addresses: readonly Address[]): Promise<readonly (AccountSnapshot | null)[]> {
     const out: (AccountSnapshot | null)[] = [];
     for (const part of chunk(addresses, MAX_ACCOUNTS_PER_CALL)) {
-      const { value } = await call("getMultipleAccounts", (abortSignal) =>
-        rpc.getMultipleAccounts(part, { encoding: "base64", commitment: "confirmed" }).send({ abortSignal }),
-      );
-      value.forEach((account, i) => out.push(account ? snapshot(part[i] as Address, account) : null));
+      const accounts = await call("getMultipleAccounts", async (signal) => {
+        const value = valueOf(await hotRpc("getMultipleAccounts", [part, { encoding: "base64", commitment: "confirmed" }], signal), "getMultipleAccounts");
+        return arrayOf(value, part.length, "getMultipleAccounts").map((account, i) => (account ? snapshot(part[i] as Address, account as RawAccount) : null));
+      });
+      out.push(...accounts);
     }
     return out;
   }
@@ -189,13 +194,14 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
       return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
     },
     async isBlockhashValid(blockhash) {
-      const { value } = await call("isBlockhashValid", (abortSignal) =>
-        rpc.isBlockhashValid(blockhash as Parameters<typeof rpc.isBlockhashValid>[0], { commitment: "confirmed" }).send({ abortSignal }),
-      );
-      return value;
+      return call("isBlockhashValid", async (signal) => {
+        const value = valueOf(await hotRpc("isBlockhashValid", [blockhash, { commitment: "confirmed" }], signal), "isBlockhashValid");
+        if (typeof value !== "boolean") throw new Error("isBlockhashValid: the node's value is not a boolean");
+        return value;
+      });
     },
     async getBlockHeight() {
-      return BigInt(await call("getBlockHeight", (abortSignal) => rpc.getBlockHeight({ commitment: "confirmed" }).send({ abortSignal })));
+      return call("getBlockHeight", async (signal) => u64Of(await hotRpc("getBlockHeight", [{ commitment: "confirmed" }], signal), "block height"));
     },
     async getAccount(address) {
       const [account] = await getMultipleAccounts([address]);
@@ -235,26 +241,22 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
     async sendTransaction(wire) {
       return call(
         "sendTransaction",
-        (abortSignal) =>
-          rpc
-            .sendTransaction(toBase64(wire) as Base64EncodedWireTransaction, { encoding: "base64", preflightCommitment: "confirmed" })
-            .send({ abortSignal }),
+        async (signal) => {
+          const signature = await hotRpc("sendTransaction", [toBase64(wire), { encoding: "base64", preflightCommitment: "confirmed" }], signal);
+          if (typeof signature !== "string") throw new Error("sendTransaction: the node's answer is not a signature");
+          return signature as Signature;
+        },
         true,
       );
     },
     async getSignatureStatuses(signatures) {
       const out: (SignatureStatus | null)[] = [];
       for (const part of chunk(signatures, MAX_SIGNATURES_PER_CALL)) {
-        const { value } = await call("getSignatureStatuses", (abortSignal) =>
-          rpc.getSignatureStatuses(part as Signature[], { searchTransactionHistory: true }).send({ abortSignal }),
-        );
-        for (const status of value) {
-          out.push(
-            status && status.confirmationStatus
-              ? { slot: BigInt(status.slot), confirmationStatus: status.confirmationStatus, err: status.err === null ? null : renderErr(status.err) }
-              : null,
-          );
-        }
+        const statuses = await call("getSignatureStatuses", async (signal) => {
+          const value = valueOf(await hotRpc("getSignatureStatuses", [part, { searchTransactionHistory: true }], signal), "getSignatureStatuses");
+          return arrayOf(value, part.length, "getSignatureStatuses").map((status) => statusOf(status as RawStatus | null));
+        });
+        out.push(...statuses);
       }
       return out;
     },
