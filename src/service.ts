@@ -5,18 +5,16 @@ import { FACILITATOR_READINESS, type HealthProbe, type HealthProbes, REGISTRY_RE
 import type { Ledger } from "./application/ports/ledger.ts";
 import type { Logger } from "./application/ports/logger.ts";
 import type { Signer } from "./application/ports/signer.ts";
-import { systemClock } from "./application/ports/clock.ts";
-import { reconcileSettlements } from "./application/settlement/reconcile-settlements.ts";
+import { systemClock, systemRepeater } from "./application/ports/clock.ts";
+import { startReconcilerLoop } from "./application/settlement/reconciler-loop.ts";
 import { type SettlementService, createSettlementService } from "./application/settlement/settle-payment.ts";
-import { standardSettlementVerifier } from "./application/settlement/settlement-verifier.ts";
+import { settlementVerifier } from "./application/settlement/settlement-verifier.ts";
 import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
 import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
-import { modeKeyOf, verifyAnyPayment } from "./application/modes/verify-any-payment.ts";
-import { modeSettlementVerifier } from "./application/settlement/mode-settlement-verifier.ts";
-import { delegatedReplayAuthorizer } from "./application/modes/authorize-replay.ts";
+import { type PaymentCheckDeps, checkPayment } from "./application/modes/check-payment.ts";
+import { modeDepsOf } from "./application/modes/check-mode-payment.ts";
+import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-replay.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
-import { settlementModeOf } from "./domain/payment/payment-request.ts";
-import { checkRequirements } from "./domain/verification/requirement-checks.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
@@ -168,9 +166,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     },
   };
 
-  const modeDeps = { ...verifyDeps, clock: systemClock, programId: config.REGISTRY_PROGRAM_ID as Address };
-  const standard = standardSettlementVerifier(verifyDeps);
-  const byMode = modeSettlementVerifier({ ...modeDeps, assetDecimals: USDC_DECIMALS });
+  const checkDeps: PaymentCheckDeps = { ...verifyDeps, clock: systemClock, programId: config.REGISTRY_PROGRAM_ID as Address };
   const settlement =
     feePayers.addresses.length === 0
       ? null
@@ -183,11 +179,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
           feeBudget: protection.feeBudget,
           onFeeSpent: (outcome, feePayer, lamports) =>
             metrics.increment("x402_fee_payer_lamports_spent_total", "Lamports our fee payers paid in fees, by outcome", { outcome, fee_payer: feePayer }, Number(lamports)),
-          verify: (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request)),
-          // Only a request that names the supported kind may be answered from a stored record.
-          replayAuthorized: delegatedReplayAuthorizer({ ledger, programId: config.REGISTRY_PROGRAM_ID as Address }),
-          replayKeyOf: (request) =>
-            checkRequirements(request.paymentPayload, request.paymentRequirements, { network: config.NETWORK, assets: acceptedAssets }) ? null : modeKeyOf(request),
+          verify: settlementVerifier({ ...checkDeps, assetDecimals: USDC_DECIMALS }),
+          replayKeyOf: modeReplayKeyOf({ network: config.NETWORK, assets: acceptedAssets }),
+          replayAuthorized: modeReplayAuthorized(modeDepsOf(checkDeps)),
           sign: async (address, message) => {
             const [signature] = await feePayers.sign(address, [message]);
             if (!signature) throw new Error("signer returned no signature");
@@ -210,7 +204,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ...verifyDeps,
     feePayers: () => feePayers.addresses,
     verify: async (request) => {
-      const result = await verifyAnyPayment(request, modeDeps);
+      const result = await checkPayment(request, checkDeps);
       metrics.increment("x402_verifications_total", "Payments verified, by outcome", { outcome: result.ok ? "valid" : result.reason });
       return result;
     },
@@ -270,7 +264,10 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   signerHealthGauge(metrics, () => feePayers.health());
 
   // Registry-only pods never settle, so recovery is left to the facilitator pods.
-  const reconcile = config.ROLE === "registry" ? { stop() {} } : startReconciler(config, ledger, store, logger);
+  const reconcile =
+    config.ROLE === "registry"
+      ? { stop() {} }
+      : startReconcilerLoop({ ledger, store: store.settlements, logger, intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000, repeat: systemRepeater });
 
   return Object.freeze({
     config,
@@ -305,27 +302,6 @@ function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
   if (treasury === undefined && bps === undefined) return null;
   if (treasury === undefined || bps === undefined) throw new ConfigurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
   return Object.freeze({ treasury: treasury as Address, bps });
-}
-
-/** Recovery at start-up and then periodically: open records are finished from the ledger. */
-function startReconciler(config: AppConfig, ledger: Ledger, store: OpenedStore, logger: Logger): { stop(): void } {
-  const log = logger.child({ component: "reconciler" });
-  let running = false;
-  const pass = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await reconcileSettlements({ ledger, store: store.settlements, logger: log });
-    } catch (error) {
-      log.warn("reconciliation pass failed", { error });
-    } finally {
-      running = false;
-    }
-  };
-  void pass();
-  const timer = setInterval(pass, config.RECONCILE_INTERVAL_SECONDS * 1000);
-  timer.unref?.();
-  return { stop: () => clearInterval(timer) };
 }
 
 /** SECURITY: probe details can carry RPC or database URLs with credentials. */

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { generateKeyPairSigner, getBase58Decoder, getTransactionEncoder, getU64Encoder, signTransaction, type Address, type Signature } from "@solana/kit";
 import { buildDelegatedTransfer } from "../../src/application/modes/build-delegated-transfer.ts";
 import { readTokenAccount } from "../../src/application/modes/read-token-account.ts";
-import { verifyModePayment, type VerifyModeDeps } from "../../src/application/modes/verify-mode-payment.ts";
+import { checkModePayment, type ModeCheckDeps } from "../../src/application/modes/check-mode-payment.ts";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
@@ -17,7 +17,7 @@ import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "./sup
 
 const clock = { now: () => NOW_MS };
 
-function depsFor(ledger: EmbeddedLedger, feePayer: Address): VerifyModeDeps {
+function depsFor(ledger: EmbeddedLedger, feePayer: Address): ModeCheckDeps {
   return { ledger, clock, programId: PROGRAM_ID, feePayers: [feePayer] };
 }
 
@@ -42,7 +42,7 @@ describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL
       { mode: "attestation", paymentId: paid.paymentIdHex, txSignature: paid.txSignature, receiptPda: paid.receiptPda, ...(await claimProof(payer.secret, paid.paymentIdHex, "/a2a", NOW_S)) },
       { payTo: payTo.address, resource: "https://agent.example/a2a" },
     );
-    const result = await verifyModePayment(request, depsFor(ledger, payer.address));
+    const result = await checkModePayment(request, depsFor(ledger, payer.address));
     expect(result).toMatchObject({ ok: true, mode: "attestation", payer: payer.address, amount: 1_000_000n, txSignature: paid.txSignature, receiptPda: paid.receiptPda });
   });
 
@@ -60,7 +60,7 @@ describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL
     });
     const claim = async (paymentIdHex: string) => claimProof(payer.secret, paymentIdHex, "/a2a", NOW_S);
     const shortRequest = modeRequest({ mode: "atomic", paymentId: short.paymentIdHex, txSignature: short.txSignature, ...(await claim(short.paymentIdHex)) }, { payTo: payTo.address });
-    const refused = await verifyModePayment(shortRequest, depsFor(ledger, payer.address));
+    const refused = await checkModePayment(shortRequest, depsFor(ledger, payer.address));
     expect(refused.ok ? null : refused.reason).toBe("MODE_TRANSFER_MISMATCH");
 
     // A receipt is only as good as the transaction it names: a signature the ledger never saw fails.
@@ -72,7 +72,7 @@ describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL
       data: encodePaymentReceipt(receipt({ payer: payer.address, payee: payTo.address, txSignature: unsent, resource: "/a2a" })),
     });
     const forged = modeRequest({ mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: getBase58Decoder().decode(unsent), ...(await claim(PAYMENT_ID_HEX)) }, { payTo: payTo.address });
-    const unknown = await verifyModePayment(forged, depsFor(ledger, payer.address));
+    const unknown = await checkModePayment(forged, depsFor(ledger, payer.address));
     expect(unknown.ok ? null : unknown.reason).toBe("MODE_TX_NOT_FOUND");
   });
 });
@@ -114,7 +114,7 @@ describe("delegated mode on the embedded ledger (litesvm, real SPL Token delegat
       return ledger.sendTransaction(new Uint8Array(getTransactionEncoder().encode(signed)));
     }
 
-    const first = await verifyModePayment(await proofRequest(PAYMENT_ID_HEX, 1_500_000n), depsFor(ledger, facilitator.address));
+    const first = await checkModePayment(await proofRequest(PAYMENT_ID_HEX, 1_500_000n), depsFor(ledger, facilitator.address));
     expect(first).toMatchObject({ ok: true, delegated: { sourceTokenAccount: source, delegateAuthority: facilitator.address, authorisation: "server" } });
 
     const signature = await settle(1_500_000n, PAYMENT_ID_HEX);
@@ -125,7 +125,7 @@ describe("delegated mode on the embedded ledger (litesvm, real SPL Token delegat
 
     // 500_000 of allowance left: verification refuses 1_000_000, and SPL Token refuses it too.
     const secondId = hex(new Uint8Array(32).fill(0xaa));
-    const second = await verifyModePayment(await proofRequest(secondId, 1_000_000n), depsFor(ledger, facilitator.address));
+    const second = await checkModePayment(await proofRequest(secondId, 1_000_000n), depsFor(ledger, facilitator.address));
     expect(second.ok ? null : second.reason).toBe("DELEGATION_BUDGET_EXCEEDED");
     const onChain = settle(1_000_000n, secondId);
     await expect(onChain).rejects.toBeInstanceOf(LedgerError);
@@ -156,11 +156,11 @@ describe("client-side delegated mode on the embedded ledger (seeded Delegation a
       { mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda, delegate: operator.address, payer: payer.address, signature: btoa(String.fromCharCode(...proof)), timestamp: NOW_S },
       { payTo: payee.address },
     );
-    const result = await verifyModePayment(request, depsFor(ledger, facilitator.address));
+    const result = await checkModePayment(request, depsFor(ledger, facilitator.address));
     expect(result).toMatchObject({ ok: true, payer: payer.address, delegated: { sourceTokenAccount: source, delegateAuthority: facilitator.address, authorisation: "client", delegationPda } });
 
     await ledger.setTokenAccount(payer.address, USDC, { delegate: null });
-    const revoked = await verifyModePayment(request, depsFor(ledger, facilitator.address));
+    const revoked = await checkModePayment(request, depsFor(ledger, facilitator.address));
     expect(revoked.ok ? null : revoked.reason).toBe("DELEGATION_INVALID");
   });
 });

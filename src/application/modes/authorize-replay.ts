@@ -1,10 +1,11 @@
 import type { Address } from "@solana/kit";
 import { verifyDelegatedProofSignature } from "../../domain/modes/delegated-proof.ts";
 import { decodeDelegationAccount } from "../../domain/modes/delegation-check.ts";
-import { parseModeExtensions } from "../../domain/modes/mode-extensions.ts";
-import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
+import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
+
+type ReplayDeps = Readonly<{ ledger: Ledger; programId: Address }>;
 
 /**
  * SECURITY: a settled delegated payment is answered from its record without the proof window or
@@ -15,26 +16,22 @@ import type { SettlementRecord } from "../ports/settlement-store.ts";
  * delegate (client-side). The window is not checked: the honest client retrying later sends its
  * original proof.
  */
-export function delegatedReplayAuthorizer(deps: Readonly<{ ledger: Ledger; programId: Address }>) {
-  return async (request: PaymentRequest, record: SettlementRecord): Promise<boolean> => {
-    const extensions = parseModeExtensions(request.paymentPayload.extensions);
-    if ("reason" in extensions || extensions.mode !== "delegated") return true;
-    if (extensions.signature === undefined || extensions.timestamp === undefined) return false;
-    const signer = extensions.delegationPda ? await delegateOf(deps, extensions.delegationPda) : (record.payer as Address);
-    if (signer === null) return false;
-    const fields = {
-      paymentIdHex: extensions.paymentIdHex,
-      payer: record.payer as Address,
-      payTo: record.payTo,
-      asset: record.asset,
-      amount: record.amount,
-      timestamp: extensions.timestamp,
-    };
-    return (await verifyDelegatedProofSignature(fields, extensions.signature, signer)) === null;
+export async function isDelegatedReplayAuthorized(extensions: ModeExtensions, record: SettlementRecord, deps: ReplayDeps): Promise<boolean> {
+  if (extensions.signature === undefined || extensions.timestamp === undefined) return false;
+  const signer = extensions.delegationPda ? await delegateOf(deps, extensions.delegationPda) : (record.payer as Address);
+  if (signer === null) return false;
+  const fields = {
+    paymentIdHex: extensions.paymentIdHex,
+    payer: record.payer as Address,
+    payTo: record.payTo,
+    asset: record.asset,
+    amount: record.amount,
+    timestamp: extensions.timestamp,
   };
+  return (await verifyDelegatedProofSignature(fields, extensions.signature, signer)) === null;
 }
 
-async function delegateOf(deps: Readonly<{ ledger: Ledger; programId: Address }>, delegationPda: Address): Promise<Address | null> {
+async function delegateOf(deps: ReplayDeps, delegationPda: Address): Promise<Address | null> {
   const account = await deps.ledger.getAccount(delegationPda);
   if (account === null) return null;
   const delegation = decodeDelegationAccount(account, deps.programId);

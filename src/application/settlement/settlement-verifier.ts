@@ -1,7 +1,16 @@
-import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
+import { type PaymentRequest, settlementModeOf } from "../../domain/payment/payment-request.ts";
+import type { PaymentCheckDeps } from "../modes/check-payment.ts";
 import { type VerifyPaymentDeps, checkTransferAccounts, verifyPayment } from "../verify-payment.ts";
 import { withBatchedAccountReads } from "./batched-account-reads.ts";
+import { modeSettlementVerifier } from "./mode-settlement-verifier.ts";
 import type { VerifyForSettlement } from "./settle-payment.ts";
+
+/** /settle's verification for every kind of payment: standard, or the mode `extensions.mode` names. */
+export function settlementVerifier(deps: PaymentCheckDeps): VerifyForSettlement {
+  const standard = standardSettlementVerifier(deps);
+  const byMode = modeSettlementVerifier(deps);
+  return (request) => (settlementModeOf(request.paymentPayload) === undefined ? standard(request) : byMode(request));
+}
 
 /**
  * The standard-mode verification for /settle: every rule of /verify except the ledger

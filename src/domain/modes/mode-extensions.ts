@@ -1,9 +1,9 @@
 import { getBase58Encoder, getBase64Encoder, isAddress, isSignature, type Address, type Signature } from "@solana/kit";
 import type { PaymentExtensions } from "../payment/payment-request.ts";
 import { reject, type Rejection } from "../verification/rejection.ts";
+import { MODE_NAMES, type ModeName } from "../settlement/settlement-mode.ts";
 
-export const MODE_NAMES = ["atomic", "attestation", "delegated"] as const;
-export type ModeName = (typeof MODE_NAMES)[number];
+export type { ModeName };
 
 /**
  * `paymentPayload.extensions` once validated for a settlement mode. Which optional fields are

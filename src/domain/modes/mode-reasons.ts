@@ -5,13 +5,13 @@ import type { ReasonCode } from "../reason-codes.ts";
  * resource or agent, not owned by the program, undecodable, or at an address other than the
  * derived one).
  */
-export const RECEIPT_MISMATCH: ReasonCode = "MODE_RECEIPT_MISMATCH";
+export const MODE_RECEIPT_MISMATCH = "MODE_RECEIPT_MISMATCH" satisfies ReasonCode;
 
-/** The transaction named by txSignature exists but failed or is not yet confirmed. */
-export const TX_NOT_CONFIRMED: ReasonCode = "MODE_TX_FAILED";
+/** The transaction named by txSignature exists but failed, or is only `processed` so far. */
+export const MODE_TX_FAILED = "MODE_TX_FAILED" satisfies ReasonCode;
 
 /** The transaction a receipt names did not move the receipt's amount from the payer to payTo. */
-export const TRANSFER_MISMATCH: ReasonCode = "MODE_TRANSFER_MISMATCH";
+export const MODE_TRANSFER_MISMATCH = "MODE_TRANSFER_MISMATCH" satisfies ReasonCode;
 
 /** The payer's token balance is below the amount although the allowance covers it. */
-export const INSUFFICIENT_FUNDS: ReasonCode = "DELEGATION_INSUFFICIENT_FUNDS";
+export const DELEGATION_INSUFFICIENT_FUNDS = "DELEGATION_INSUFFICIENT_FUNDS" satisfies ReasonCode;

@@ -2,7 +2,7 @@ import { getBase58Encoder, type Address, type Signature } from "@solana/kit";
 import { reject, type Rejection } from "../verification/rejection.ts";
 import { bytesEqual } from "./bytes.ts";
 import type { OwnedAccount } from "./owned-account.ts";
-import { RECEIPT_MISMATCH } from "./mode-reasons.ts";
+import { MODE_RECEIPT_MISMATCH } from "./mode-reasons.ts";
 import { decodePaymentReceipt, type PaymentReceipt } from "./payment-receipt.ts";
 import { receiptResourceMatches } from "./receipt-resource.ts";
 
@@ -37,7 +37,7 @@ export type ReceiptVerdict = Readonly<{ ok: true; receipt: PaymentReceipt }> | R
  */
 export function checkReceiptAddress(given: Address | undefined, derived: Address): Rejection | null {
   if (given === undefined || given === derived) return null;
-  return reject(RECEIPT_MISMATCH, `extensions.receiptPda ${given} is not the receipt address ${derived} derived from paymentId`);
+  return reject(MODE_RECEIPT_MISMATCH, `extensions.receiptPda ${given} is not the receipt address ${derived} derived from paymentId`);
 }
 
 /**
@@ -47,17 +47,17 @@ export function checkReceiptAddress(given: Address | undefined, derived: Address
 function checkReceiptOwner(account: OwnedAccount, programId: Address): Rejection | null {
   return account.owner === programId
     ? null
-    : reject(RECEIPT_MISMATCH, `receipt ${account.address} is owned by ${account.owner}, not the registry program ${programId}`);
+    : reject(MODE_RECEIPT_MISMATCH, `receipt ${account.address} is owned by ${account.owner}, not the registry program ${programId}`);
 }
 
 /** Field by field against the request; the first difference wins. */
 function checkReceiptFields(receipt: PaymentReceipt, expected: ReceiptExpectation): Rejection | null {
-  if (!bytesEqual(receipt.paymentId, expected.paymentId)) return reject(RECEIPT_MISMATCH, "receipt payment_id differs from extensions.paymentId");
+  if (!bytesEqual(receipt.paymentId, expected.paymentId)) return reject(MODE_RECEIPT_MISMATCH, "receipt payment_id differs from extensions.paymentId");
   if (receipt.settlementMode !== expected.mode) {
-    return reject(RECEIPT_MISMATCH, `receipt settlement_mode is ${receipt.settlementMode}, not ${expected.mode}`);
+    return reject(MODE_RECEIPT_MISMATCH, `receipt settlement_mode is ${receipt.settlementMode}, not ${expected.mode}`);
   }
   if (!bytesEqual(receipt.txSignature, base58.encode(expected.txSignature))) {
-    return reject(RECEIPT_MISMATCH, "receipt tx_signature differs from extensions.txSignature");
+    return reject(MODE_RECEIPT_MISMATCH, "receipt tx_signature differs from extensions.txSignature");
   }
   if (receipt.amount !== expected.amount) {
     return reject("AMOUNT_MISMATCH", `receipt amount is ${receipt.amount}, expected ${expected.amount}`);
@@ -65,7 +65,7 @@ function checkReceiptFields(receipt: PaymentReceipt, expected: ReceiptExpectatio
   if (receipt.tokenMint !== expected.asset) return reject("MINT_MISMATCH", `receipt token_mint is ${receipt.tokenMint}, expected ${expected.asset}`);
   if (receipt.payee !== expected.payTo) return reject("RECIPIENT_MISMATCH", `receipt payee is ${receipt.payee}, expected ${expected.payTo}`);
   if (expected.payer !== undefined && receipt.payer !== expected.payer) {
-    return reject(RECEIPT_MISMATCH, `receipt payer is ${receipt.payer}, not extensions.payer ${expected.payer}`);
+    return reject(MODE_RECEIPT_MISMATCH, `receipt payer is ${receipt.payer}, not extensions.payer ${expected.payer}`);
   }
   return checkReceiptTarget(receipt, expected);
 }
@@ -76,10 +76,10 @@ function checkReceiptFields(receipt: PaymentReceipt, expected: ReceiptExpectatio
  */
 function checkReceiptTarget(receipt: PaymentReceipt, expected: ReceiptExpectation): Rejection | null {
   if (expected.resource !== undefined && !receiptResourceMatches(receipt.resource, expected.resource)) {
-    return reject(RECEIPT_MISMATCH, `receipt resource ${JSON.stringify(receipt.resource)} does not name the resource paid for, ${JSON.stringify(expected.resource)}`);
+    return reject(MODE_RECEIPT_MISMATCH, `receipt resource ${JSON.stringify(receipt.resource)} does not name the resource paid for, ${JSON.stringify(expected.resource)}`);
   }
   if (expected.agentMint !== undefined && expected.agentMint !== null && receipt.nftMint !== expected.agentMint) {
-    return reject(RECEIPT_MISMATCH, `receipt nft_mint is ${receipt.nftMint}, not extra.agentMint ${String(expected.agentMint)}`);
+    return reject(MODE_RECEIPT_MISMATCH, `receipt nft_mint is ${receipt.nftMint}, not extra.agentMint ${String(expected.agentMint)}`);
   }
   return null;
 }
@@ -92,7 +92,7 @@ export function checkReceiptAccount(account: OwnedAccount, expected: ReceiptExpe
   const ownerProblem = checkReceiptOwner(account, expected.programId);
   if (ownerProblem) return { ok: false, rejection: ownerProblem };
   const decoded = decodePaymentReceipt(account.data);
-  if (!decoded.ok) return { ok: false, rejection: reject(RECEIPT_MISMATCH, `account ${account.address} is not a PaymentReceipt: ${decoded.detail}`) };
+  if (!decoded.ok) return { ok: false, rejection: reject(MODE_RECEIPT_MISMATCH, `account ${account.address} is not a PaymentReceipt: ${decoded.detail}`) };
   const fieldProblem = checkReceiptFields(decoded.value, expected);
   return fieldProblem ? { ok: false, rejection: fieldProblem } : { ok: true, receipt: decoded.value };
 }

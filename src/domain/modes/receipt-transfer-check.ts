@@ -1,6 +1,6 @@
 import type { Signature } from "@solana/kit";
 import { reject, type Rejection } from "../verification/rejection.ts";
-import { RECEIPT_MISMATCH, TRANSFER_MISMATCH, TX_NOT_CONFIRMED } from "./mode-reasons.ts";
+import { MODE_RECEIPT_MISMATCH, MODE_TRANSFER_MISMATCH, MODE_TX_FAILED } from "./mode-reasons.ts";
 import { balanceChangeOf, type TokenBalanceChange } from "./token-balance-changes.ts";
 
 /** What the receipt check needs of the transaction a receipt names (the Ledger port's effects fit it). */
@@ -29,18 +29,18 @@ export type ReceiptTransfer = Readonly<{
 export function checkReceiptTransfer(effects: TransactionEffectsView | null, expected: ReceiptTransfer): Rejection | null {
   const signature = expected.txSignature;
   if (effects === null) return reject("MODE_TX_NOT_FOUND", `transaction ${signature} was not found on the ledger at confirmed commitment`);
-  if (effects.err !== null) return reject(TX_NOT_CONFIRMED, `transaction ${signature} failed on chain: ${effects.err}`);
+  if (effects.err !== null) return reject(MODE_TX_FAILED, `transaction ${signature} failed on chain: ${effects.err}`);
   if (expected.feeAmount > expected.amount) {
-    return reject(RECEIPT_MISMATCH, `receipt fee_amount ${expected.feeAmount} exceeds its amount ${expected.amount}`);
+    return reject(MODE_RECEIPT_MISMATCH, `receipt fee_amount ${expected.feeAmount} exceeds its amount ${expected.amount}`);
   }
   const paid = -balanceChangeOf(effects.tokenBalanceChanges, expected.payer, expected.asset);
   if (paid !== expected.amount) {
-    return reject(TRANSFER_MISMATCH, `transaction ${signature} moved ${paid} of ${expected.asset} from payer ${expected.payer}, expected ${expected.amount}`);
+    return reject(MODE_TRANSFER_MISMATCH, `transaction ${signature} moved ${paid} of ${expected.asset} from payer ${expected.payer}, expected ${expected.amount}`);
   }
   const received = balanceChangeOf(effects.tokenBalanceChanges, expected.payTo, expected.asset);
   const net = expected.amount - expected.feeAmount;
   if (received !== net) {
-    return reject(TRANSFER_MISMATCH, `transaction ${signature} moved ${received} of ${expected.asset} to payTo ${expected.payTo}, expected ${net} (amount ${expected.amount} - fee ${expected.feeAmount})`);
+    return reject(MODE_TRANSFER_MISMATCH, `transaction ${signature} moved ${received} of ${expected.asset} to payTo ${expected.payTo}, expected ${net} (amount ${expected.amount} - fee ${expected.feeAmount})`);
   }
   return null;
 }

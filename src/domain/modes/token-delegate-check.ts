@@ -1,6 +1,6 @@
 import type { Address } from "@solana/kit";
 import { reject, type Rejection } from "../verification/rejection.ts";
-import { INSUFFICIENT_FUNDS } from "./mode-reasons.ts";
+import { DELEGATION_INSUFFICIENT_FUNDS } from "./mode-reasons.ts";
 
 /** The SPL Token account fields the delegated modes depend on (decoded by the caller). */
 export type TokenAccountView = Readonly<{
@@ -43,6 +43,6 @@ export function checkTokenDelegate(account: TokenAccountView | null, use: TokenD
   if (account.delegatedAmount < use.amount) {
     return reject("DELEGATION_BUDGET_EXCEEDED", `SPL allowance ${account.delegatedAmount} is below the amount ${use.amount}`);
   }
-  if (account.amount < use.amount) return reject(INSUFFICIENT_FUNDS, `token balance ${account.amount} is below the amount ${use.amount}`);
+  if (account.amount < use.amount) return reject(DELEGATION_INSUFFICIENT_FUNDS, `token balance ${account.amount} is below the amount ${use.amount}`);
   return Object.freeze({ sourceTokenAccount: account.address, owner: account.owner, delegateAuthority: delegate });
 }

@@ -7,7 +7,7 @@ import type {
   PaymentRequirements,
   ResourceInfo,
 } from "../../domain/payment/payment-request.ts";
-import { canonicalModeName } from "../../domain/settlement/settlement-mode.ts";
+import { canonicalModeName } from "../../application/modes/mode-table.ts";
 import { HttpError } from "../http-error.ts";
 import { violationMessages } from "../validation-messages.ts";
 import { PaymentRequestBody, type PaymentRequirementsModel, V1PaymentPayloadModel } from "./models.ts";

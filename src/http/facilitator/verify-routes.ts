@@ -2,7 +2,7 @@ import type { Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import { v1NetworkFromCaip2 } from "../../domain/networks.ts";
 import { settlementModeOf, type PaymentRequest } from "../../domain/payment/payment-request.ts";
-import { MODE_EXTENSION_IDS } from "../../domain/settlement/settlement-mode.ts";
+import { MODE_EXTENSION_IDS } from "../../application/modes/mode-table.ts";
 import { verifyPayment, type VerifyPaymentDeps, type VerifyPaymentResult } from "../../application/verify-payment.ts";
 import { errorResponses } from "../error-models.ts";
 import { toPaymentRequest } from "./payment-request.ts";

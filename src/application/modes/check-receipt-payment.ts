@@ -1,7 +1,7 @@
 import type { Address, Signature } from "@solana/kit";
 import { findReceiptPda } from "../../domain/modes/mode-pdas.ts";
 import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
-import { TX_NOT_CONFIRMED } from "../../domain/modes/mode-reasons.ts";
+import { MODE_TX_FAILED } from "../../domain/modes/mode-reasons.ts";
 import { checkReceiptClaimWindow, verifyReceiptClaimSignature } from "../../domain/modes/receipt-claim-proof.ts";
 import { checkReceiptAccount, checkReceiptAddress } from "../../domain/modes/receipt-check.ts";
 import { checkReceiptTransfer } from "../../domain/modes/receipt-transfer-check.ts";
@@ -20,13 +20,13 @@ export type ReceiptTerms = Readonly<{
   resource: string | null;
 }>;
 
-type ReceiptModeExtensions = ModeExtensions & Readonly<{ mode: "atomic" | "attestation"; txSignature: Signature }>;
+export type ReceiptModeExtensions = ModeExtensions & Readonly<{ mode: "atomic" | "attestation"; txSignature: Signature }>;
 
 /** The transfer must have landed, without error, at `confirmed` or better. */
 function checkTransactionStatus(signature: Signature, status: SignatureStatus | null | undefined): Rejection | null {
   if (!status) return reject("MODE_TX_NOT_FOUND", `transaction ${signature} was not found on the ledger`);
-  if (status.err !== null) return reject(TX_NOT_CONFIRMED, `transaction ${signature} failed on chain: ${status.err}`);
-  if (status.confirmationStatus === "processed") return reject(TX_NOT_CONFIRMED, `transaction ${signature} is not confirmed yet`);
+  if (status.err !== null) return reject(MODE_TX_FAILED, `transaction ${signature} failed on chain: ${status.err}`);
+  if (status.confirmationStatus === "processed") return reject(MODE_TX_FAILED, `transaction ${signature} is not confirmed yet`);
   return null;
 }
 
@@ -52,7 +52,7 @@ function checkClaimPresented(extensions: ReceiptModeExtensions, nowMs: number): 
  * SECURITY: a receipt is public. Without the claim proof, whoever presented someone else's
  * receipt first would be told the payment is valid (and have it recorded as theirs).
  */
-export async function verifyReceiptMode(extensions: ReceiptModeExtensions, terms: ReceiptTerms, deps: ReceiptModeDeps): Promise<ModeVerificationResult> {
+export async function checkReceiptPayment(extensions: ReceiptModeExtensions, terms: ReceiptTerms, deps: ReceiptModeDeps): Promise<ModeVerificationResult> {
   const { requirements } = terms;
   const [receiptPda] = await findReceiptPda(deps.programId, extensions.paymentId);
   const early = checkReceiptAddress(extensions.receiptPda, receiptPda) ?? checkClaimPresented(extensions, deps.clock.now());

@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { getPublicKeyAsync, signAsync, utils } from "@noble/ed25519";
 import { getAddressDecoder, getU64Encoder, none, some, type Address } from "@solana/kit";
 import { AccountState, findAssociatedTokenPda, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { verifyDelegatedMode, type DelegatedModeDeps, type DelegatedTerms } from "../../src/application/modes/verify-delegated-mode.ts";
-import { verifyModePayment, type ModeVerificationResult, type VerifyModeDeps } from "../../src/application/modes/verify-mode-payment.ts";
+import { checkDelegatedPayment, type DelegatedModeDeps, type DelegatedTerms } from "../../src/application/modes/check-delegated-payment.ts";
+import { checkModePayment, type ModeVerificationResult, type ModeCheckDeps } from "../../src/application/modes/check-mode-payment.ts";
 import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
 import { encodeDelegation, type Delegation } from "../../src/domain/modes/delegation.ts";
@@ -44,14 +44,14 @@ const FEE_PAYER = testAddress(21);
 let ledger: FakeModeLedger;
 let now = NOW_MS;
 
-function deps(overrides: Partial<VerifyModeDeps> = {}): VerifyModeDeps {
+function deps(overrides: Partial<ModeCheckDeps> = {}): ModeCheckDeps {
   return { ledger, clock: { now: () => now }, programId: PROGRAM_ID, feePayers: [FEE_PAYER], ...overrides };
 }
 
-/** The requirements' terms, as verifyModePayment hands them to verifyDelegatedMode. */
+/** The requirements' terms, as checkModePayment hands them to checkDelegatedPayment. */
 const TERMS: DelegatedTerms = { payTo: PAY_TO, asset: USDC, amount: 1_000_000n };
 
-/** For calling verifyDelegatedMode directly, with extensions the parser would not produce. */
+/** For calling checkDelegatedPayment directly, with extensions the parser would not produce. */
 function delegatedDeps(): DelegatedModeDeps {
   return { ledger, clock: { now: () => now }, programId: PROGRAM_ID, feePayers: [FEE_PAYER], atas: createAtaDeriver({ capacity: 4 }) };
 }
@@ -65,7 +65,7 @@ beforeEach(() => {
   now = NOW_MS;
 });
 
-describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, real ed25519 claim proof)", () => {
+describe("checkModePayment, atomic and attestation (hand-written fake Ledger, real ed25519 claim proof)", () => {
   const atomic = { mode: "atomic", paymentId: PAYMENT_ID_HEX, txSignature: TX_SIGNATURE };
   const RESOURCE = "https://api.example.com/weather";
 
@@ -100,7 +100,7 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
 
   test("accepts a confirmed transaction with a matching receipt, transfer and claim proof, and reports the receipt's payer", async () => {
     const pda = await seedReceipt();
-    const result = await verifyModePayment(modeRequest(await claimed({ receiptPda: pda, amount: "1000000" })), deps());
+    const result = await checkModePayment(modeRequest(await claimed({ receiptPda: pda, amount: "1000000" })), deps());
     expect(result).toEqual({ ok: true, mode: "atomic", paymentId: PAYMENT_ID_HEX, payer: PAYER, amount: 1_000_000n, txSignature: TX_SIGNATURE, receiptPda: pda });
     expect(ledger.transactionReads).toEqual([TX_SIGNATURE]);
   });
@@ -108,36 +108,36 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
   test("attestation mode accepts an Attestation receipt and refuses an Atomic one", async () => {
     await seedReceipt("attestation");
     const request = modeRequest(await claimed({ mode: "attestation" }));
-    expect((await verifyModePayment(request, deps())).ok).toBe(true);
+    expect((await checkModePayment(request, deps())).ok).toBe(true);
     await seedReceipt("atomic");
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("MODE_RECEIPT_MISMATCH");
+    expect(reasonOf(await checkModePayment(request, deps()))).toBe("MODE_RECEIPT_MISMATCH");
   });
 
   test("MODE_TX_NOT_FOUND when the ledger does not know the signature", async () => {
     const [pda] = await findReceiptPda(PROGRAM_ID, PAYMENT_ID);
     ledger.putAccount(pda, PROGRAM_ID, encodePaymentReceipt(receipt()));
-    expect(reasonOf(await verifyModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_TX_NOT_FOUND");
+    expect(reasonOf(await checkModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_TX_NOT_FOUND");
   });
 
   test("refuses a transaction that failed on chain or is only processed", async () => {
     await seedReceipt();
     const request = modeRequest(await claimed());
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "confirmed", err: "InstructionError(0, Custom(1))" });
-    const failed = await verifyModePayment(request, deps());
+    const failed = await checkModePayment(request, deps());
     expect(failed.ok ? "" : failed.message).toContain("failed on chain");
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "processed", err: null });
-    const processed = await verifyModePayment(request, deps());
+    const processed = await checkModePayment(request, deps());
     expect(processed.ok ? "" : processed.message).toContain("not confirmed");
   });
 
   test("MODE_RECEIPT_NOT_FOUND when no receipt exists for the paymentId", async () => {
     ledger.putStatus(TX_SIGNATURE, { slot: 10n, confirmationStatus: "finalized", err: null });
-    expect(reasonOf(await verifyModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_RECEIPT_NOT_FOUND");
+    expect(reasonOf(await checkModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_RECEIPT_NOT_FOUND");
   });
 
   test("a client-given receiptPda that is not the derived one is refused before any ledger read", async () => {
     await seedReceipt();
-    const result = await verifyModePayment(modeRequest(await claimed({ receiptPda: testAddress(99) })), deps());
+    const result = await checkModePayment(modeRequest(await claimed({ receiptPda: testAddress(99) })), deps());
     expect(reasonOf(result)).toBe("MODE_RECEIPT_MISMATCH");
     expect(ledger.reads).toEqual([]);
   });
@@ -145,25 +145,25 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
   test("a receipt for another amount or payee does not pay these requirements", async () => {
     await seedReceipt();
     const request = await claimed();
-    expect(reasonOf(await verifyModePayment(modeRequest(request, { amount: 2_000_000n }), deps()))).toBe("AMOUNT_MISMATCH");
-    expect(reasonOf(await verifyModePayment(modeRequest(request, { payTo: testAddress(55) }), deps()))).toBe("RECIPIENT_MISMATCH");
+    expect(reasonOf(await checkModePayment(modeRequest(request, { amount: 2_000_000n }), deps()))).toBe("AMOUNT_MISMATCH");
+    expect(reasonOf(await checkModePayment(modeRequest(request, { payTo: testAddress(55) }), deps()))).toBe("RECIPIENT_MISMATCH");
   });
 
   test("extensions.amount must equal the requirement's amount", async () => {
     await seedReceipt();
-    expect(reasonOf(await verifyModePayment(modeRequest(await claimed({ amount: "1" })), deps()))).toBe("AMOUNT_MISMATCH");
+    expect(reasonOf(await checkModePayment(modeRequest(await claimed({ amount: "1" })), deps()))).toBe("AMOUNT_MISMATCH");
   });
 
   test("malformed extensions are MODE_INVALID; half a proof is malformed too", async () => {
-    expect(reasonOf(await verifyModePayment(modeRequest({ mode: "atomic", paymentId: "abc" }), deps()))).toBe("MODE_INVALID");
+    expect(reasonOf(await checkModePayment(modeRequest({ mode: "atomic", paymentId: "abc" }), deps()))).toBe("MODE_INVALID");
     const { signature } = await receiptClaimExtensions(PAYER_SECRET);
-    expect(reasonOf(await verifyModePayment(modeRequest({ ...atomic, signature }), deps()))).toBe("MODE_INVALID");
+    expect(reasonOf(await checkModePayment(modeRequest({ ...atomic, signature }), deps()))).toBe("MODE_INVALID");
   });
 
   describe("the claim proof (SECURITY: a receipt is public; only its payer may present it)", () => {
     test("MODE_PROOF_INVALID without a proof, before any ledger read", async () => {
       await seedReceipt();
-      const result = await verifyModePayment(modeRequest(atomic), deps());
+      const result = await checkModePayment(modeRequest(atomic), deps());
       expect(reasonOf(result)).toBe("MODE_PROOF_INVALID");
       expect(result.ok ? "" : result.message).toContain("extensions.signature");
       expect(ledger.reads).toEqual([]);
@@ -174,9 +174,9 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
       await seedReceipt();
       const stranger = utils.randomSecretKey();
       const strangerAddress = getAddressDecoder().decode(await getPublicKeyAsync(stranger));
-      expect(reasonOf(await verifyModePayment(modeRequest(await claimed({}, stranger)), deps()))).toBe("MODE_PROOF_INVALID");
+      expect(reasonOf(await checkModePayment(modeRequest(await claimed({}, stranger)), deps()))).toBe("MODE_PROOF_INVALID");
       // Naming itself as payer does not help: the receipt's payer is who must sign.
-      expect(reasonOf(await verifyModePayment(modeRequest(await claimed({ payer: strangerAddress }, stranger)), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect(reasonOf(await checkModePayment(modeRequest(await claimed({ payer: strangerAddress }, stranger)), deps()))).toBe("MODE_RECEIPT_MISMATCH");
       expect(ledger.transactionReads).toEqual([]);
     });
 
@@ -184,21 +184,21 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
       await seedReceipt();
       const tampered: Partial<ReceiptClaimFields>[] = [{ paymentIdHex: "00".repeat(32) }, { resource: "/weather" }];
       for (const claim of tampered) {
-        expect(reasonOf(await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, claim)), deps()))).toBe("MODE_PROOF_INVALID");
+        expect(reasonOf(await checkModePayment(modeRequest(await claimed({}, PAYER_SECRET, claim)), deps()))).toBe("MODE_PROOF_INVALID");
       }
       const signedAt = await receiptClaimExtensions(PAYER_SECRET, { resource: RESOURCE, timestamp: NOW_S });
       const presentedAt = { ...atomic, signature: signedAt.signature, timestamp: NOW_S + 1 };
-      expect(reasonOf(await verifyModePayment(modeRequest(presentedAt), deps()))).toBe("MODE_PROOF_INVALID");
+      expect(reasonOf(await checkModePayment(modeRequest(presentedAt), deps()))).toBe("MODE_PROOF_INVALID");
     });
 
     test("MODE_PROOF_EXPIRED for a proof 61 s old or 61 s ahead, before any ledger read; 60 s is inside the window", async () => {
       await seedReceipt();
       for (const skew of [-61, 61]) {
-        const result = await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, { timestamp: NOW_S + skew })), deps());
+        const result = await checkModePayment(modeRequest(await claimed({}, PAYER_SECRET, { timestamp: NOW_S + skew })), deps());
         expect(reasonOf(result)).toBe("MODE_PROOF_EXPIRED");
       }
       expect(ledger.reads).toEqual([]);
-      expect((await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, { timestamp: NOW_S - 60 })), deps())).ok).toBe(true);
+      expect((await checkModePayment(modeRequest(await claimed({}, PAYER_SECRET, { timestamp: NOW_S - 60 })), deps())).ok).toBe(true);
     });
   });
 
@@ -206,8 +206,8 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
     test("paymentRequirements.resource must match the receipt's resource (MODE_RECEIPT_MISMATCH)", async () => {
       await seedReceipt();
       const request = await claimed();
-      expect((await verifyModePayment(modeRequest(request, { resource: RESOURCE }), deps())).ok).toBe(true);
-      const other = await verifyModePayment(modeRequest(request, { resource: "https://api.example.com/premium" }), deps());
+      expect((await checkModePayment(modeRequest(request, { resource: RESOURCE }), deps())).ok).toBe(true);
+      const other = await checkModePayment(modeRequest(request, { resource: "https://api.example.com/premium" }), deps());
       expect(reasonOf(other)).toBe("MODE_RECEIPT_MISMATCH");
       expect(other.ok ? "" : other.message).toContain("resource");
     });
@@ -216,32 +216,32 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
       await seedReceipt();
       const request = modeRequest(await claimed());
       const withUrl = (url: string) => ({ ...request, paymentPayload: { ...request.paymentPayload, resource: { url } } });
-      expect((await verifyModePayment(withUrl(RESOURCE), deps())).ok).toBe(true);
-      expect(reasonOf(await verifyModePayment(withUrl("https://api.example.com/premium"), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect((await checkModePayment(withUrl(RESOURCE), deps())).ok).toBe(true);
+      expect(reasonOf(await checkModePayment(withUrl("https://api.example.com/premium"), deps()))).toBe("MODE_RECEIPT_MISMATCH");
       // The requirements' resource wins over the payload's.
       const both = { ...withUrl("https://api.example.com/premium"), paymentRequirements: { ...request.paymentRequirements, resource: RESOURCE } };
-      expect((await verifyModePayment(both, deps())).ok).toBe(true);
+      expect((await checkModePayment(both, deps())).ok).toBe(true);
     });
 
     test("an x84 receipt holding an endpoint path matches the pathname of an absolute expected URL, and only that", async () => {
       await seedReceipt("atomic", { resource: "/a2a" });
       const request = await claimed({}, PAYER_SECRET, { resource: "/a2a" });
-      expect((await verifyModePayment(modeRequest(request, { resource: "https://agent.example.com/a2a" }), deps())).ok).toBe(true);
-      expect((await verifyModePayment(modeRequest(request, { resource: "/a2a" }), deps())).ok).toBe(true);
-      expect(reasonOf(await verifyModePayment(modeRequest(request, { resource: "https://agent.example.com/a2a/admin" }), deps()))).toBe("MODE_RECEIPT_MISMATCH");
-      expect(reasonOf(await verifyModePayment(modeRequest(request, { resource: "a2a" }), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect((await checkModePayment(modeRequest(request, { resource: "https://agent.example.com/a2a" }), deps())).ok).toBe(true);
+      expect((await checkModePayment(modeRequest(request, { resource: "/a2a" }), deps())).ok).toBe(true);
+      expect(reasonOf(await checkModePayment(modeRequest(request, { resource: "https://agent.example.com/a2a/admin" }), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect(reasonOf(await checkModePayment(modeRequest(request, { resource: "a2a" }), deps()))).toBe("MODE_RECEIPT_MISMATCH");
     });
 
     test("no determinable resource: the receipt's resource is not compared (the proof still signs it)", async () => {
       await seedReceipt("atomic", { resource: "/anything" });
-      expect((await verifyModePayment(modeRequest(await claimed({}, PAYER_SECRET, { resource: "/anything" })), deps())).ok).toBe(true);
+      expect((await checkModePayment(modeRequest(await claimed({}, PAYER_SECRET, { resource: "/anything" })), deps())).ok).toBe(true);
     });
 
     test("extra.agentMint, when given, must be the receipt's nft_mint", async () => {
       await seedReceipt();
       const request = await claimed();
-      expect((await verifyModePayment(modeRequest(request, { extra: { agentMint: AGENT_MINT } }), deps())).ok).toBe(true);
-      const other = await verifyModePayment(modeRequest(request, { extra: { agentMint: testAddress(57) } }), deps());
+      expect((await checkModePayment(modeRequest(request, { extra: { agentMint: AGENT_MINT } }), deps())).ok).toBe(true);
+      const other = await checkModePayment(modeRequest(request, { extra: { agentMint: testAddress(57) } }), deps());
       expect(reasonOf(other)).toBe("MODE_RECEIPT_MISMATCH");
       expect(other.ok ? "" : other.message).toContain("nft_mint");
     });
@@ -250,7 +250,7 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
   describe("the referenced transaction's token movements", () => {
     async function withTransfer(effects: TransactionEffects | null): Promise<ModeVerificationResult> {
       await seedReceipt("atomic", {}, effects);
-      return verifyModePayment(modeRequest(await claimed()), deps());
+      return checkModePayment(modeRequest(await claimed()), deps());
     }
     const changes = (...list: [string, string, bigint][]) => list.map(([owner, mint, delta]) => ({ owner: owner as Address, mint: mint as Address, delta }));
 
@@ -282,12 +282,12 @@ describe("verifyModePayment, atomic and attestation (hand-written fake Ledger, r
     test("a receipt without fee is paid in full to payTo", async () => {
       await seedReceipt("atomic", { feeAmount: 0n });
       ledger.putTransaction(TX_SIGNATURE, { slot: 10n, err: null, tokenBalanceChanges: changes([PAYER, USDC, -1_000_000n], [PAY_TO, USDC, 1_000_000n]) });
-      expect((await verifyModePayment(modeRequest(await claimed()), deps())).ok).toBe(true);
+      expect((await checkModePayment(modeRequest(await claimed()), deps())).ok).toBe(true);
     });
 
     test("MODE_RECEIPT_MISMATCH for a receipt whose fee_amount exceeds its amount", async () => {
       await seedReceipt("atomic", { feeAmount: 1_000_001n });
-      expect(reasonOf(await verifyModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_RECEIPT_MISMATCH");
+      expect(reasonOf(await checkModePayment(modeRequest(await claimed()), deps()))).toBe("MODE_RECEIPT_MISMATCH");
     });
   });
 });
@@ -308,7 +308,7 @@ async function seedTokenAccount(owner: Address, delegate: Address | null, delega
   return ata;
 }
 
-describe("verifyModePayment, delegated client-side (real ed25519 proof by the Delegation's delegate, hand-written fake Ledger)", () => {
+describe("checkModePayment, delegated client-side (real ed25519 proof by the Delegation's delegate, hand-written fake Ledger)", () => {
   async function seedDelegation(overrides: Partial<Delegation> = {}, agentOwnerVersion = 2n): Promise<Address> {
     const value = delegation(overrides);
     const [pda] = await findDelegationPda(PROGRAM_ID, value.delegator, value.delegate, value.delegationId);
@@ -330,7 +330,7 @@ describe("verifyModePayment, delegated client-side (real ed25519 proof by the De
   test("accepts a valid Delegation, a proof by its delegate and an SPL allowance to our fee payer", async () => {
     const pda = await seedDelegation();
     const source = await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    const result = await verifyModePayment(await clientSideRequest(pda), deps({ feePayers: () => [FEE_PAYER] }));
+    const result = await checkModePayment(await clientSideRequest(pda), deps({ feePayers: () => [FEE_PAYER] }));
     expect(result).toEqual({
       ok: true,
       mode: "delegated",
@@ -349,7 +349,7 @@ describe("verifyModePayment, delegated client-side (real ed25519 proof by the De
     });
   });
 
-  test("verifyDelegatedMode: without extensions.payer the payer defaults to the delegator, and the proof names it", async () => {
+  test("checkDelegatedPayment: without extensions.payer the payer defaults to the delegator, and the proof names it", async () => {
     const pda = await seedDelegation();
     const source = await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
     const extensions: ModeExtensions = {
@@ -360,21 +360,21 @@ describe("verifyModePayment, delegated client-side (real ed25519 proof by the De
       signature: await signDelegatedProof(DELEGATE_SECRET, proofFields(PAYER)),
       timestamp: NOW_S,
     };
-    const result = await verifyDelegatedMode(extensions, TERMS, delegatedDeps());
+    const result = await checkDelegatedPayment(extensions, TERMS, delegatedDeps());
     expect(result).toMatchObject({ ok: true, payer: PAYER, delegated: { sourceTokenAccount: source, authorisation: "client", delegationPda: pda } });
     // A proof over another payer than the delegator does not stand in for the default.
     const otherPayer = { ...extensions, signature: await signDelegatedProof(DELEGATE_SECRET, proofFields(testAddress(66))) };
-    expect(reasonOf(await verifyDelegatedMode(otherPayer, TERMS, delegatedDeps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(reasonOf(await checkDelegatedPayment(otherPayer, TERMS, delegatedDeps()))).toBe("DELEGATION_PROOF_INVALID");
   });
 
   test("DELEGATION_PROOF_INVALID without a proof, before any ledger read", async () => {
     const pda = await seedDelegation();
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
     const unsigned = modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, delegationPda: pda, payer: PAYER });
-    expect(reasonOf(await verifyModePayment(unsigned, deps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(reasonOf(await checkModePayment(unsigned, deps()))).toBe("DELEGATION_PROOF_INVALID");
     expect(ledger.reads).toEqual([]);
     // Everything else about the request is valid: adding the delegate's proof is what makes it pass.
-    expect((await verifyModePayment(await clientSideRequest(pda), deps())).ok).toBe(true);
+    expect((await checkModePayment(await clientSideRequest(pda), deps())).ok).toBe(true);
   });
 
   test("DELEGATION_PROOF_INVALID when the payer (the delegator) signs instead of the Delegation's delegate", async () => {
@@ -382,19 +382,19 @@ describe("verifyModePayment, delegated client-side (real ed25519 proof by the De
     const payer = getAddressDecoder().decode(await getPublicKeyAsync(payerSecret));
     const pda = await seedDelegation({ delegator: payer });
     await seedTokenAccount(payer, FEE_PAYER, 1_000_000n);
-    const byPayer = await verifyModePayment(await clientSideRequest(pda, { payer, signer: payerSecret }), deps());
+    const byPayer = await checkModePayment(await clientSideRequest(pda, { payer, signer: payerSecret }), deps());
     expect(reasonOf(byPayer)).toBe("DELEGATION_PROOF_INVALID");
     expect(byPayer.ok ? "" : byPayer.message).toContain(DELEGATE);
-    const byOtherKey = await verifyModePayment(await clientSideRequest(pda, { payer, signer: utils.randomSecretKey() }), deps());
+    const byOtherKey = await checkModePayment(await clientSideRequest(pda, { payer, signer: utils.randomSecretKey() }), deps());
     expect(reasonOf(byOtherKey)).toBe("DELEGATION_PROOF_INVALID");
-    expect((await verifyModePayment(await clientSideRequest(pda, { payer }), deps())).ok).toBe(true);
+    expect((await checkModePayment(await clientSideRequest(pda, { payer }), deps())).ok).toBe(true);
   });
 
   test("DELEGATION_PROOF_EXPIRED for a delegate's proof 61 s old", async () => {
     const pda = await seedDelegation();
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
     const stale = await clientSideRequest(pda, { timestamp: NOW_S - 61 });
-    expect(reasonOf(await verifyModePayment(stale, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
+    expect(reasonOf(await checkModePayment(stale, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
   });
 
   test("DELEGATION_PROOF_INVALID when the delegate's proof was for another payee", async () => {
@@ -402,50 +402,50 @@ describe("verifyModePayment, delegated client-side (real ed25519 proof by the De
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
     const request = await clientSideRequest(pda);
     const otherPayee = { ...request, paymentRequirements: { ...request.paymentRequirements, payTo: testAddress(44) } };
-    expect(reasonOf(await verifyModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(reasonOf(await checkModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
   });
 
   test("DELEGATION_INVALID for a missing delegation, or one copied to an address that is not its PDA", async () => {
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    expect(reasonOf(await verifyModePayment(await clientSideRequest(testAddress(77)), deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await checkModePayment(await clientSideRequest(testAddress(77)), deps()))).toBe("DELEGATION_INVALID");
     ledger.putAccount(testAddress(78), PROGRAM_ID, encodeDelegation(delegation()));
-    const copied = await verifyModePayment(await clientSideRequest(testAddress(78)), deps());
+    const copied = await checkModePayment(await clientSideRequest(testAddress(78)), deps());
     expect(copied.ok ? "" : copied.message).toContain("not the PDA");
   });
 
   test("DELEGATION_INVALID once the agent changed owners (owner_version bumped)", async () => {
     const pda = await seedDelegation({}, 3n);
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    expect(reasonOf(await verifyModePayment(await clientSideRequest(pda), deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await checkModePayment(await clientSideRequest(pda), deps()))).toBe("DELEGATION_INVALID");
   });
 
   test("DELEGATION_EXPIRED by the injected clock", async () => {
     const pda = await seedDelegation({ expiresAt: BigInt(NOW_S + 10) });
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
     const request = await clientSideRequest(pda);
-    expect((await verifyModePayment(request, deps())).ok).toBe(true);
+    expect((await checkModePayment(request, deps())).ok).toBe(true);
     // 10 s later the proof is still inside its 60 s window; the Delegation is not.
     now = NOW_MS + 10_000;
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_EXPIRED");
+    expect(reasonOf(await checkModePayment(request, deps()))).toBe("DELEGATION_EXPIRED");
   });
 
   test("DELEGATION_BUDGET_EXCEEDED from the Delegation's total, or from the SPL allowance", async () => {
     const tight = await seedDelegation({ spentTotal: 19_500_000n });
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
-    expect(reasonOf(await verifyModePayment(await clientSideRequest(tight), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
+    expect(reasonOf(await checkModePayment(await clientSideRequest(tight), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
     const roomy = await seedDelegation();
     await seedTokenAccount(PAYER, FEE_PAYER, 999_999n);
-    expect(reasonOf(await verifyModePayment(await clientSideRequest(roomy), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
+    expect(reasonOf(await checkModePayment(await clientSideRequest(roomy), deps()))).toBe("DELEGATION_BUDGET_EXCEEDED");
   });
 
   test("DELEGATION_INVALID when the payer named is not the delegator", async () => {
     const pda = await seedDelegation();
     await seedTokenAccount(testAddress(66), FEE_PAYER, 1_000_000n);
-    expect(reasonOf(await verifyModePayment(await clientSideRequest(pda, { payer: testAddress(66) }), deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await checkModePayment(await clientSideRequest(pda, { payer: testAddress(66) }), deps()))).toBe("DELEGATION_INVALID");
   });
 });
 
-describe("verifyModePayment, delegated server-side (real ed25519 proof, hand-written fake Ledger)", () => {
+describe("checkModePayment, delegated server-side (real ed25519 proof, hand-written fake Ledger)", () => {
   async function signedRequest(overrides: Record<string, unknown> = {}, timestamp = NOW_S) {
     const secret = utils.randomSecretKey();
     const payer = getAddressDecoder().decode(await getPublicKeyAsync(secret));
@@ -457,7 +457,7 @@ describe("verifyModePayment, delegated server-side (real ed25519 proof, hand-wri
   test("accepts a fresh proof by the payer with an SPL allowance to our fee payer", async () => {
     const { payer, request } = await signedRequest({ delegate: FEE_PAYER });
     const source = await seedTokenAccount(payer, FEE_PAYER, 3_000_000n);
-    const result = await verifyModePayment(request, deps());
+    const result = await checkModePayment(request, deps());
     expect(result).toEqual({
       ok: true,
       mode: "delegated",
@@ -472,31 +472,31 @@ describe("verifyModePayment, delegated server-side (real ed25519 proof, hand-wri
     const { payer, request } = await signedRequest();
     await seedTokenAccount(payer, FEE_PAYER, 3_000_000n);
     now = NOW_MS + 61_000;
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
+    expect(reasonOf(await checkModePayment(request, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
     now = NOW_MS;
     const otherPayee = { ...request, paymentRequirements: { ...request.paymentRequirements, payTo: testAddress(44) } };
-    expect(reasonOf(await verifyModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(reasonOf(await checkModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
   });
 
   test("DELEGATION_INVALID when the allowance belongs to a key that is not our fee payer", async () => {
     const { payer, request } = await signedRequest();
     await seedTokenAccount(payer, testAddress(45), 3_000_000n);
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await checkModePayment(request, deps()))).toBe("DELEGATION_INVALID");
   });
 
-  test("verifyDelegatedMode: DELEGATION_PROOF_INVALID for a payer without a proof, before any ledger read", async () => {
+  test("checkDelegatedPayment: DELEGATION_PROOF_INVALID for a payer without a proof, before any ledger read", async () => {
     await seedTokenAccount(PAYER, FEE_PAYER, 3_000_000n);
     const unsigned: ModeExtensions = { mode: "delegated", paymentId: PAYMENT_ID, paymentIdHex: PAYMENT_ID_HEX, payer: PAYER, delegate: FEE_PAYER };
-    expect(reasonOf(await verifyDelegatedMode(unsigned, TERMS, delegatedDeps()))).toBe("DELEGATION_PROOF_INVALID");
+    expect(reasonOf(await checkDelegatedPayment(unsigned, TERMS, delegatedDeps()))).toBe("DELEGATION_PROOF_INVALID");
     expect(ledger.reads).toEqual([]);
     // The public entry refuses it too (its parser answers first, see tests/modes/mode-extensions.test.ts).
-    const viaRequest = await verifyModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER }), deps());
+    const viaRequest = await checkModePayment(modeRequest({ mode: "delegated", paymentId: PAYMENT_ID_HEX, payer: PAYER }), deps());
     expect(viaRequest.ok).toBe(false);
   });
 
   test("DELEGATION_INVALID when extensions.delegate is not the SPL delegate", async () => {
     const { payer, request } = await signedRequest({ delegate: testAddress(46) });
     await seedTokenAccount(payer, FEE_PAYER, 3_000_000n);
-    expect(reasonOf(await verifyModePayment(request, deps()))).toBe("DELEGATION_INVALID");
+    expect(reasonOf(await checkModePayment(request, deps()))).toBe("DELEGATION_INVALID");
   });
 });

@@ -72,7 +72,7 @@ async function checkDelegationAt(
  * the facilitator spend that allowance to any payTo. The proof binds payTo, asset, amount and a
  * single-use paymentId to a key the Delegation (or the payer) authorises.
  */
-export async function verifyDelegatedMode(
+export async function checkDelegatedPayment(
   extensions: ModeExtensions,
   terms: DelegatedTerms,
   deps: DelegatedModeDeps,
