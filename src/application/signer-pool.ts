@@ -37,7 +37,8 @@ export type SignerPool = Readonly<{
 }>;
 
 type HealthRecord = { consecutiveFailures: number; lastFailureAt: number };
-type Slot = Readonly<{ signer: Signer; record: HealthRecord; recording: Signer }>;
+/** A signer of the pool with its health record; `recording` is the signer handed out, which updates the record. */
+type PooledSigner = Readonly<{ signer: Signer; record: HealthRecord; recording: Signer }>;
 
 export class UnknownSignerError extends Error {
   override readonly name = "UnknownSignerError";
@@ -52,11 +53,11 @@ export function createSignerPool(signers: readonly Signer[], options: SignerPool
   const { clock } = options;
   assertDistinct(signers);
 
-  const slots: Slot[] = signers.map((signer) => {
+  const pooled: PooledSigner[] = signers.map((signer) => {
     const record: HealthRecord = { consecutiveFailures: 0, lastFailureAt: 0 };
     return { signer, record, recording: recordingSigner(signer, record) };
   });
-  const byAddress = new Map(slots.map((slot) => [slot.signer.address as string, slot]));
+  const byAddress = new Map(pooled.map((member) => [member.signer.address as string, member]));
   let cursor = 0;
 
   function recordingSigner(signer: Signer, record: HealthRecord): Signer {
@@ -94,45 +95,45 @@ export function createSignerPool(signers: readonly Signer[], options: SignerPool
   }
 
   /** Below the threshold, or cooled down: a cooled-down signer is tried again and either recovers or re-trips. */
-  function isHealthy({ record }: Slot): boolean {
+  function isHealthy({ record }: PooledSigner): boolean {
     return record.consecutiveFailures < failureThreshold || clock.now() - record.lastFailureAt >= cooldownMs;
   }
 
   function pickHealthy(): Signer | null {
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[(cursor + i) % slots.length];
-      if (slot !== undefined && isHealthy(slot)) {
-        cursor = (cursor + i + 1) % slots.length;
-        return slot.recording;
+    for (let i = 0; i < pooled.length; i++) {
+      const member = pooled[(cursor + i) % pooled.length];
+      if (member !== undefined && isHealthy(member)) {
+        cursor = (cursor + i + 1) % pooled.length;
+        return member.recording;
       }
     }
-    const oldestFailure = slots.reduce<Slot | undefined>(
-      (best, slot) => (best === undefined || slot.record.lastFailureAt < best.record.lastFailureAt ? slot : best),
+    const oldestFailure = pooled.reduce<PooledSigner | undefined>(
+      (best, member) => (best === undefined || member.record.lastFailureAt < best.record.lastFailureAt ? member : best),
       undefined,
     );
     return oldestFailure?.recording ?? null;
   }
 
   return Object.freeze({
-    addresses: Object.freeze(slots.map((slot) => slot.signer.address)),
+    addresses: Object.freeze(pooled.map((member) => member.signer.address)),
     get: (address: string) => byAddress.get(address)?.recording ?? null,
     async sign(address: string, messages: readonly Uint8Array[]) {
-      const slot = byAddress.get(address);
-      if (slot === undefined) throw new UnknownSignerError(address);
-      return slot.recording.signMessages(messages);
+      const member = byAddress.get(address);
+      if (member === undefined) throw new UnknownSignerError(address);
+      return member.recording.signMessages(messages);
     },
     pickHealthy,
     health: () =>
-      slots.map((slot) =>
+      pooled.map((member) =>
         Object.freeze({
-          address: slot.signer.address,
-          kind: slot.signer.kind,
-          healthy: isHealthy(slot),
-          consecutiveFailures: slot.record.consecutiveFailures,
+          address: member.signer.address,
+          kind: member.signer.kind,
+          healthy: isHealthy(member),
+          consecutiveFailures: member.record.consecutiveFailures,
         }),
       ),
     async close() {
-      await Promise.allSettled(slots.map((slot) => slot.signer.close?.()));
+      await Promise.allSettled(pooled.map((member) => member.signer.close?.()));
     },
   });
 }
