@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
 import type { AgentIdentity } from "./agent-identity.ts";
 import { compareAgentKeys, firstIndexAfter, type AgentKey } from "./agent-order.ts";
-import { buildBase, buildOverlay, EMPTY_OVERLAY, entryOf, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
+import { buildBase, buildOverlay, compareEntries, EMPTY_OVERLAY, entryOf, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
 import { finishNow, sortSliced, type SlicedWork } from "./sliced-work.ts";
 import { queryGrams } from "./uri-grams.ts";
 
@@ -74,7 +74,7 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
       else current.delete(entry.nftMint);
     }
     for (const entry of added) current.set(entry.nftMint, entry);
-    const addedSorted = [...current.values()].sort(compareAgentKeys);
+    const addedSorted = [...current.values()].sort(compareEntries);
     if (removedBase.size + addedSorted.length <= Math.max(OVERLAY_MIN, unique.size * OVERLAY_SHARE)) {
       const gone = [...removedBase].map((e) => e.nftMint).filter((mint) => !current.has(mint));
       return catalogOf({ base, overlay: yield* buildOverlay(removedBase, addedSorted, gone) });
@@ -87,7 +87,7 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
     all.push(entryOf(record));
     if ((all.length & 1023) === 0) yield;
   }
-  const sorted = yield* sortSliced(all, compareAgentKeys);
+  const sorted = yield* sortSliced(all, compareEntries);
   return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
 }
 
@@ -131,7 +131,7 @@ function catalogOf(state: State): AgentCatalog {
       const fromBase = i < baseLength ? baseAt(i) : undefined;
       const fromOverlay = extra[j];
       let entry: Entry;
-      if (fromBase && (!fromOverlay || compareAgentKeys(fromBase, fromOverlay) < 0)) {
+      if (fromBase && (!fromOverlay || compareEntries(fromBase, fromOverlay) < 0)) {
         entry = fromBase;
         i++;
       } else if (fromOverlay) {

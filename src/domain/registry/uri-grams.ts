@@ -1,3 +1,5 @@
+import type { SlicedWork } from "./sliced-work.ts";
+
 /**
  * The n-grams that make `q` (case-insensitive substring of metadataUri) an index lookup instead
  * of a scan: every 2- and 3-code-unit window of the lower-cased URI. If the lower-cased query
@@ -30,4 +32,83 @@ export function queryGrams(queryLower: string): Readonly<{ size: GramKind; grams
   if (queryLower.length < 2) return null;
   const size: GramKind = queryLower.length === 2 ? 2 : 3;
   return { size, grams: [...distinctGrams(queryLower, size)] };
+}
+
+/** Window lists by window key; each list holds positions, ascending. */
+export type GramPostings = Map<number, Int32Array<ArrayBuffer>>;
+
+/**
+ * The base's window lists over `texts` (position i is texts[i]), each list the ascending positions
+ * whose text holds that window, once each. Two passes into one Int32Array instead of a growing
+ * array per window: at 100,000 agents the windows are ~4 million per size, and pushing them into
+ * JS arrays (8 bytes an element, with growth slack, then copied to typed arrays) left ~100 MB of
+ * garbage per build, which the process kept as RSS. Windows of ASCII code units (nearly all of a
+ * URI) are found through a direct table rather than a Map lookup: this is the hot loop of a build.
+ */
+export function* gramPostings(texts: readonly string[], size: GramKind): SlicedWork<GramPostings> {
+  let bound = 0;
+  for (const text of texts) bound += Math.max(0, text.length - size + 1);
+  // Pass 1: each text's distinct windows as ids (first seen, first numbered) and each id's count.
+  const ids = new Int32Array(bound);
+  const ends = new Int32Array(texts.length);
+  const slots = new Int32Array(1 << (7 * size));
+  const others = new Map<number, number>();
+  const keys: number[] = [];
+  let counts: Int32Array<ArrayBuffer> = new Int32Array(1024);
+  let lastText: Int32Array<ArrayBuffer> = new Int32Array(1024).fill(-1);
+  let written = 0;
+  for (let position = 0; position < texts.length; position++) {
+    const text = texts[position] as string;
+    for (let at = 0; at + size <= text.length; at++) {
+      const a = text.charCodeAt(at);
+      const b = text.charCodeAt(at + 1);
+      const c = size === 3 ? text.charCodeAt(at + 2) : 0;
+      let id: number;
+      if ((a | b | c) < 128) {
+        const slot = size === 3 ? (a << 14) | (b << 7) | c : (a << 7) | b;
+        id = (slots[slot] as number) - 1;
+        if (id < 0) {
+          id = keys.push(gramAt(text, at, size)) - 1;
+          slots[slot] = id + 1;
+        }
+      } else {
+        const key = gramAt(text, at, size);
+        const known = others.get(key);
+        if (known === undefined) others.set(key, (id = keys.push(key) - 1));
+        else id = known;
+      }
+      if (id >= counts.length) [counts, lastText] = [grown(counts, 0), grown(lastText, -1)];
+      if (lastText[id] === position) continue;
+      lastText[id] = position;
+      counts[id] = (counts[id] as number) + 1;
+      ids[written++] = id;
+    }
+    ends[position] = written;
+    if ((position & 255) === 255) yield;
+  }
+  // Pass 2: every id's run in one array, filled in position order (so each run is ascending).
+  const starts = new Int32Array(keys.length + 1);
+  for (let id = 0; id < keys.length; id++) starts[id + 1] = (starts[id] as number) + (counts[id] as number);
+  const next = starts.slice(0, keys.length);
+  const positions = new Int32Array(written);
+  let from = 0;
+  for (let position = 0; position < texts.length; position++) {
+    const end = ends[position] as number;
+    for (let k = from; k < end; k++) {
+      const id = ids[k] as number;
+      positions[next[id] as number] = position;
+      next[id] = (next[id] as number) + 1;
+    }
+    from = end;
+    if ((position & 1023) === 1023) yield;
+  }
+  const postings: GramPostings = new Map();
+  for (let id = 0; id < keys.length; id++) postings.set(keys[id] as number, positions.subarray(starts[id] as number, starts[id + 1] as number));
+  return postings;
+}
+
+function grown(array: Int32Array<ArrayBuffer>, fill: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(array.length * 2).fill(fill);
+  out.set(array);
+  return out;
 }
