@@ -1,84 +1,19 @@
-import {
-  fixCodecSize,
-  getAddressCodec,
-  getBooleanCodec,
-  getBytesCodec,
-  getI64Codec,
-  getNullableCodec,
-  getStructCodec,
-  getU64Codec,
-  getU8Codec,
-  transformCodec,
-  type Address,
-  type Codec,
-  type ReadonlyUint8Array,
-} from "@solana/kit";
-import { getBorshStringCodec, getBytes32Codec } from "../registry/borsh-codecs.ts";
-import { anchorAccountCodec, type DecodeResult } from "../registry/decode-result.ts";
-
-/** `account:PaymentReceipt` discriminator from the registry IDL (sha256 prefix; checked by a test). */
-export const PAYMENT_RECEIPT_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([168, 198, 209, 4, 60, 235, 126, 109]);
+import { anchorAccount, type LayoutValue } from "../registry/anchor-layout.ts";
+import { bool, bytes32, bytes64, enumOf, i64, option, pubkey, string, u64, u8 } from "../registry/borsh-codecs.ts";
 
 /** The IDL enum `SettlementMode`, Borsh-encoded as its u8 variant index in this order. */
 export const RECEIPT_SETTLEMENT_MODES = ["atomic", "attestation", "delegated"] as const;
 export type ReceiptSettlementMode = (typeof RECEIPT_SETTLEMENT_MODES)[number];
 
 /** The registry program's `PaymentReceipt` account, fields in IDL order. */
-export type PaymentReceipt = Readonly<{
-  paymentId: ReadonlyUint8Array;
-  nftMint: Address;
-  payer: Address;
-  payee: Address;
-  amount: bigint;
-  feeAmount: bigint;
-  tokenMint: Address;
-  /** The 64 raw bytes of the SPL transfer's transaction signature. */
-  txSignature: ReadonlyUint8Array;
-  resource: string;
-  settlementMode: ReceiptSettlementMode;
-  /** The Delegation PDA used, in delegated mode. */
-  delegation: Address | null;
-  settled: boolean;
-  /** Unix seconds. */
-  createdAt: bigint;
-  bump: number;
-}>;
-
-/** u8 variant index <-> mode name. An unknown index fails decoding (the account is malformed). */
-export function getReceiptSettlementModeCodec(): Codec<ReceiptSettlementMode> {
-  return transformCodec(
-    getU8Codec(),
-    (mode: ReceiptSettlementMode) => RECEIPT_SETTLEMENT_MODES.indexOf(mode),
-    (index: number) => {
-      const mode = RECEIPT_SETTLEMENT_MODES[index];
-      if (mode === undefined) throw new Error(`unknown SettlementMode variant ${index}`);
-      return mode;
-    },
-  );
-}
-
-function getPaymentReceiptFieldsCodec() {
-  return getStructCodec([
-    ["paymentId", getBytes32Codec()],
-    ["nftMint", getAddressCodec()],
-    ["payer", getAddressCodec()],
-    ["payee", getAddressCodec()],
-    ["amount", getU64Codec()],
-    ["feeAmount", getU64Codec()],
-    ["tokenMint", getAddressCodec()],
-    ["txSignature", fixCodecSize(getBytesCodec(), 64)],
-    ["resource", getBorshStringCodec()],
-    ["settlementMode", getReceiptSettlementModeCodec()],
-    ["delegation", getNullableCodec(getAddressCodec())],
-    ["settled", getBooleanCodec()],
-    ["createdAt", getI64Codec()],
-    ["bump", getU8Codec()],
-  ]);
-}
-
-const account = anchorAccountCodec(PAYMENT_RECEIPT_DISCRIMINATOR, getPaymentReceiptFieldsCodec);
-
-/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
-export const getPaymentReceiptCodec: () => Codec<PaymentReceipt> = account.codec;
-export const encodePaymentReceipt: (value: PaymentReceipt) => Uint8Array = account.encode;
-export const decodePaymentReceipt: (data: ReadonlyUint8Array) => DecodeResult<PaymentReceipt> = account.decode;
+const paymentReceipt = anchorAccount("PaymentReceipt", {
+  paymentId: bytes32, nftMint: pubkey, payer: pubkey, payee: pubkey, amount: u64, feeAmount: u64, tokenMint: pubkey,
+  /** The 64 raw bytes of the SPL transfer's transaction signature. */ txSignature: bytes64,
+  resource: string, settlementMode: enumOf(RECEIPT_SETTLEMENT_MODES),
+  /** The Delegation PDA used, in delegated mode. */ delegation: option(pubkey),
+  settled: bool,
+  /** Unix seconds. */ createdAt: i64,
+  bump: u8,
+});
+export type PaymentReceipt = LayoutValue<typeof paymentReceipt>;
+export const { discriminator: PAYMENT_RECEIPT_DISCRIMINATOR, encode: encodePaymentReceipt, decode: decodePaymentReceipt } = paymentReceipt;

@@ -1,22 +1,5 @@
-import {
-  getBooleanCodec,
-  getI64Codec,
-  getLiteralUnionCodec,
-  getStructCodec,
-  getU8Codec,
-  type Address,
-  type Codec,
-  type ReadonlyUint8Array,
-} from "@solana/kit";
-import { getBorshStringCodec } from "./borsh-codecs.ts";
-import { getFastAddressCodec } from "./fast-address-codec.ts";
-import { anchorAccountCodec, type DecodeResult } from "./decode-result.ts";
-
-/** `account:AgentService` discriminator from the registry IDL. */
-export const AGENT_SERVICE_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([27, 120, 44, 60, 134, 122, 164, 136]);
-
-/** Byte offset of `nft_mint` (the parent agent). */
-export const SERVICE_NFT_MINT_OFFSET = 8;
+import { anchorAccount, type LayoutValue } from "./anchor-layout.ts";
+import { bool, enumOf, i64, pubkey, string, u8 } from "./borsh-codecs.ts";
 
 /** The IDL's `ServiceType` enum (MCP, A2A, API, Web) in variant order; account data stores the index as a u8. */
 export const SERVICE_TYPES = ["mcp", "a2a", "api", "web"] as const;
@@ -35,35 +18,14 @@ export function serviceTypeSeed(type: ServiceType): string {
 }
 
 /** The registry program's `AgentService` account, fields in IDL order. */
-export type AgentService = Readonly<{
-  nftMint: Address;
-  serviceType: ServiceType;
-  endpoint: string;
-  version: string;
-  active: boolean;
-  /** Unix seconds. */
-  createdAt: bigint;
-  /** Unix seconds. */
-  updatedAt: bigint;
-  bump: number;
-}>;
+const agentService = anchorAccount("AgentService", {
+  nftMint: pubkey, serviceType: enumOf(SERVICE_TYPES), endpoint: string, version: string, active: bool,
+  /** Unix seconds. */ createdAt: i64,
+  /** Unix seconds. */ updatedAt: i64,
+  bump: u8,
+});
+export type AgentService = LayoutValue<typeof agentService>;
+export const { discriminator: AGENT_SERVICE_DISCRIMINATOR, encode: encodeAgentService, decode: decodeAgentService } = agentService;
 
-function getAgentServiceFieldsCodec() {
-  return getStructCodec([
-    ["nftMint", getFastAddressCodec()],
-    ["serviceType", getLiteralUnionCodec(SERVICE_TYPES)],
-    ["endpoint", getBorshStringCodec()],
-    ["version", getBorshStringCodec()],
-    ["active", getBooleanCodec()],
-    ["createdAt", getI64Codec()],
-    ["updatedAt", getI64Codec()],
-    ["bump", getU8Codec()],
-  ]);
-}
-
-const account = anchorAccountCodec(AGENT_SERVICE_DISCRIMINATOR, getAgentServiceFieldsCodec);
-
-/** Discriminator + Borsh fields. Decoding ignores trailing padding and never throws. */
-export const getAgentServiceCodec: () => Codec<AgentService> = account.codec;
-export const encodeAgentService: (value: AgentService) => Uint8Array = account.encode;
-export const decodeAgentService: (data: ReadonlyUint8Array) => DecodeResult<AgentService> = account.decode;
+/** Byte offset of `nft_mint` (the parent agent). */
+export const SERVICE_NFT_MINT_OFFSET = 8;

@@ -1,4 +1,4 @@
-import { type Codec, type Decoder, type ReadonlyUint8Array, getConstantCodec, getHiddenPrefixCodec } from "@solana/kit";
+import type { Decoder, ReadonlyUint8Array } from "@solana/kit";
 import { hasDiscriminator } from "./borsh-codecs.ts";
 
 /** Decoding never throws: account data comes from the network and may be anything. */
@@ -25,23 +25,4 @@ export function decodeAccountData<T>(
   } catch (error) {
     return { ok: false, reason: "malformed", detail: error instanceof Error ? error.message : String(error) };
   }
-}
-
-/** The codec trio of one Anchor account type: discriminator + Borsh fields in IDL order. */
-export type AnchorAccountCodec<T> = Readonly<{
-  /** Built on first use and kept: codec construction is not free and accounts decode in bulk. */
-  codec(): Codec<T>;
-  encode(value: T): Uint8Array;
-  /** Never throws; trailing padding is ignored (Anchor allocates accounts at their maximum size). */
-  decode(data: ReadonlyUint8Array): DecodeResult<T>;
-}>;
-
-export function anchorAccountCodec<T>(discriminator: ReadonlyUint8Array, fields: () => Codec<T>): AnchorAccountCodec<T> {
-  let cached: Codec<T> | undefined;
-  const codec = () => (cached ??= getHiddenPrefixCodec(fields(), [getConstantCodec(discriminator)]));
-  return Object.freeze({
-    codec,
-    encode: (value: T) => new Uint8Array(codec().encode(value)),
-    decode: (data: ReadonlyUint8Array) => decodeAccountData(codec(), discriminator, data),
-  });
 }

@@ -1,29 +1,16 @@
-import {
-  fixCodecSize,
-  getBytesCodec,
-  getI64Codec,
-  getStructCodec,
-  getU8Codec,
-  type Address,
-  type ReadonlyUint8Array,
-} from "@solana/kit";
-import { getBorshStringCodec, getBytes32Codec, hasDiscriminator } from "./borsh-codecs.ts";
-
-/** `give_feedback` discriminator from the registry IDL (sha256("global:give_feedback")[0..8]; checked by a test). */
-export const GIVE_FEEDBACK_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([145, 136, 123, 3, 215, 165, 98, 41]);
+import type { Address, ReadonlyUint8Array } from "@solana/kit";
+import { anchorInstruction, type LayoutValue } from "./anchor-layout.ts";
+import { bytes32, bytes64, i64, string, u8 } from "./borsh-codecs.ts";
 
 /** The instruction's arguments, in IDL order. Only `detailUri` is not kept in the FeedbackEntry account. */
-export type GiveFeedbackArgs = Readonly<{
-  score: number;
-  tag1: ReadonlyUint8Array;
-  tag2: ReadonlyUint8Array;
-  detailUri: string;
-  detailHash: ReadonlyUint8Array;
-  /** `[u8; 64]`: the feedback authority's ed25519 signature. */
-  feedbackAuth: ReadonlyUint8Array;
-  /** Seed of the entry's PDA; the program stores it as `created_at`. */
-  feedbackNonce: bigint;
-}>;
+const giveFeedback = anchorInstruction("give_feedback", {
+  score: u8, tag1: bytes32, tag2: bytes32, detailUri: string, detailHash: bytes32,
+  /** `[u8; 64]`: the feedback authority's ed25519 signature. */ feedbackAuth: bytes64,
+  /** Seed of the entry's PDA; the program stores it as `created_at`. */ feedbackNonce: i64,
+});
+export type GiveFeedbackArgs = LayoutValue<typeof giveFeedback>;
+/** Discriminator, then the Borsh arguments. */
+export const { discriminator: GIVE_FEEDBACK_DISCRIMINATOR, encode: encodeGiveFeedbackData } = giveFeedback;
 
 /**
  * Account slots of give_feedback, in IDL order. Anchor passes the program id in the slot of an
@@ -40,38 +27,13 @@ export const GIVE_FEEDBACK_ACCOUNT_INDEX = Object.freeze({
   systemProgram: 7,
 });
 
-function getGiveFeedbackArgsCodec() {
-  return getStructCodec([
-    ["score", getU8Codec()],
-    ["tag1", getBytes32Codec()],
-    ["tag2", getBytes32Codec()],
-    ["detailUri", getBorshStringCodec()],
-    ["detailHash", getBytes32Codec()],
-    ["feedbackAuth", fixCodecSize(getBytesCodec(), 64)],
-    ["feedbackNonce", getI64Codec()],
-  ]);
-}
-
-/** Discriminator, then the Borsh arguments. */
-export function encodeGiveFeedbackData(args: GiveFeedbackArgs): Uint8Array {
-  const body = getGiveFeedbackArgsCodec().encode(args);
-  const data = new Uint8Array(GIVE_FEEDBACK_DISCRIMINATOR.length + body.length);
-  data.set(GIVE_FEEDBACK_DISCRIMINATOR, 0);
-  data.set(body, GIVE_FEEDBACK_DISCRIMINATOR.length);
-  return data;
-}
-
 /**
  * The arguments of give_feedback instruction data; null when the bytes are something else or do
  * not decode. Trailing bytes are allowed, as Anchor's argument deserialisation allows them.
  */
 export function decodeGiveFeedbackData(data: ReadonlyUint8Array): GiveFeedbackArgs | null {
-  if (!hasDiscriminator(data, GIVE_FEEDBACK_DISCRIMINATOR)) return null;
-  try {
-    return getGiveFeedbackArgsCodec().read(data, GIVE_FEEDBACK_DISCRIMINATOR.length)[0];
-  } catch {
-    return null;
-  }
+  const decoded = giveFeedback.decode(data);
+  return decoded.ok ? decoded.value : null;
 }
 
 /** One instruction of a landed transaction (top level or inner), accounts resolved to addresses. */

@@ -1,17 +1,17 @@
-import {
-  AccountRole,
-  type Address,
-  type Instruction,
-  type ReadonlyUint8Array,
-  getAddressCodec,
-  getArrayCodec,
-  getStructCodec,
-  getU32Codec,
-} from "@solana/kit";
-import { getBorshStringCodec, getBytes32Codec } from "./borsh-codecs.ts";
+import { AccountRole, type Address, type Instruction, type ReadonlyUint8Array } from "@solana/kit";
+import { anchorInstruction, type LayoutValue } from "./anchor-layout.ts";
+import { bytes32, pubkey, string, vec } from "./borsh-codecs.ts";
 
-/** `register_agent` discriminator from the registry IDL (sha256("global:register_agent")[0..8]; checked by a test). */
-export const REGISTER_AGENT_DISCRIMINATOR: ReadonlyUint8Array = new Uint8Array([135, 157, 66, 195, 2, 113, 175, 30]);
+/** The instruction's arguments, in IDL order. */
+const registerAgent = anchorInstruction("register_agent", {
+  name: string, metadataUri: string,
+  /** SHA-256 of the metadata document's bytes. */ metadataHash: bytes32,
+  feedbackAuthority: pubkey,
+  /** SHA-256 of each tag name. */ tags: vec(bytes32),
+});
+export type RegisterAgentArgs = LayoutValue<typeof registerAgent>;
+/** Discriminator, then the Borsh arguments. */
+export const { discriminator: REGISTER_AGENT_DISCRIMINATOR, encode: encodeRegisterAgentData } = registerAgent;
 
 /** Programs register_agent names by fixed address in the IDL. */
 export const MPL_CORE_PROGRAM = "CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d" as Address;
@@ -22,17 +22,6 @@ export const MAX_AGENT_NAME_LENGTH = 64;
 export const MAX_METADATA_URI_LENGTH = 200;
 export const MAX_AGENT_TAGS = 5;
 export const MAX_FREE_TAG_LENGTH = 32;
-
-/** The instruction's arguments, in IDL order. */
-export type RegisterAgentArgs = Readonly<{
-  name: string;
-  metadataUri: string;
-  /** SHA-256 of the metadata document's bytes. */
-  metadataHash: ReadonlyUint8Array;
-  feedbackAuthority: Address;
-  /** SHA-256 of each tag name. */
-  tags: readonly ReadonlyUint8Array[];
-}>;
 
 /** The accounts of register_agent, in IDL order (the two program accounts are fixed). */
 export type RegisterAgentAccounts = Readonly<{
@@ -45,35 +34,10 @@ export type RegisterAgentAccounts = Readonly<{
   feeTreasury: Address;
 }>;
 
-function getRegisterAgentArgsCodec() {
-  return getStructCodec([
-    ["name", getBorshStringCodec()],
-    ["metadataUri", getBorshStringCodec()],
-    ["metadataHash", getBytes32Codec()],
-    ["feedbackAuthority", getAddressCodec()],
-    ["tags", getArrayCodec(getBytes32Codec(), { size: getU32Codec() })],
-  ]);
-}
-
-/** Discriminator, then the Borsh arguments. */
-export function encodeRegisterAgentData(args: RegisterAgentArgs): Uint8Array {
-  const body = getRegisterAgentArgsCodec().encode({ ...args, tags: [...args.tags] });
-  const data = new Uint8Array(REGISTER_AGENT_DISCRIMINATOR.length + body.length);
-  data.set(REGISTER_AGENT_DISCRIMINATOR, 0);
-  data.set(body, REGISTER_AGENT_DISCRIMINATOR.length);
-  return data;
-}
-
-/** The inverse, for checking a built transaction; null when the bytes are not register_agent. */
+/** The inverse, for checking a built transaction; null when the bytes are not register_agent or run past its arguments. */
 export function decodeRegisterAgentData(data: ReadonlyUint8Array): RegisterAgentArgs | null {
-  const prefix = REGISTER_AGENT_DISCRIMINATOR.length;
-  if (data.length < prefix || REGISTER_AGENT_DISCRIMINATOR.some((byte, i) => data[i] !== byte)) return null;
-  try {
-    const [args, end] = getRegisterAgentArgsCodec().read(data, prefix);
-    return end === data.length ? args : null;
-  } catch {
-    return null;
-  }
+  const decoded = registerAgent.decode(data);
+  return decoded.ok && decoded.size === data.length ? decoded.value : null;
 }
 
 /** Account roles exactly as the IDL declares them (writable / signer flags). */
