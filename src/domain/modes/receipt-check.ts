@@ -1,6 +1,5 @@
-import { getBase58Encoder, type Address, type Signature } from "@solana/kit";
+import { bytesEqual, getBase58Encoder, type Address, type Signature } from "@solana/kit";
 import { reject, type Rejection } from "../verification/rejection.ts";
-import { bytesEqual } from "./bytes.ts";
 import type { OwnedAccount } from "./owned-account.ts";
 import { MODE_RECEIPT_MISMATCH } from "./mode-reasons.ts";
 import { decodePaymentReceipt, type PaymentReceipt } from "./payment-receipt.ts";
