@@ -1,93 +1,28 @@
 import { describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { getAddressEncoder, getProgramDerivedAddress, type Address } from "@solana/kit";
+import { getAddressEncoder, getProgramDerivedAddress } from "@solana/kit";
 import { DELEGATION_DISCRIMINATOR, decodeDelegation, encodeDelegation, type Delegation } from "../../src/domain/modes/delegation.ts";
 import { findDelegationPda, findReceiptPda } from "../../src/domain/modes/mode-pdas.ts";
 import { PAYMENT_RECEIPT_DISCRIMINATOR, decodePaymentReceipt, encodePaymentReceipt, type PaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
+import { anchorDiscriminator, BorshBytes } from "../support/borsh-bytes.ts";
 import { delegation, PAYMENT_ID, PROGRAM_ID, receipt, testAddress } from "./support/mode-fixtures.ts";
 
-/** Borsh written by hand from the IDL, independently of the kit codecs under test. */
-class BorshWriter {
-  private readonly bytes: number[] = [];
-  raw(values: ArrayLike<number>) {
-    for (let i = 0; i < values.length; i++) this.bytes.push(values[i] as number);
-    return this;
-  }
-  u8(v: number) {
-    return this.raw([v]);
-  }
-  bool(v: boolean) {
-    return this.u8(v ? 1 : 0);
-  }
-  uint(v: bigint, size: number) {
-    let x = BigInt.asUintN(size * 8, v);
-    for (let i = 0; i < size; i++, x >>= 8n) this.bytes.push(Number(x & 0xffn));
-    return this;
-  }
-  pubkey(a: Address) {
-    return this.raw(getAddressEncoder().encode(a));
-  }
-  string(s: string) {
-    const utf8 = new TextEncoder().encode(s);
-    return this.uint(BigInt(utf8.length), 4).raw(utf8);
-  }
-  optionPubkey(a: Address | null) {
-    return a === null ? this.u8(0) : this.u8(1).pubkey(a);
-  }
-  done() {
-    return Uint8Array.from(this.bytes);
-  }
-}
-
-function anchorDiscriminator(name: string): Uint8Array {
-  return Uint8Array.from(createHash("sha256").update(`account:${name}`).digest().subarray(0, 8));
-}
-
+/** The IDL's PaymentReceipt layout, field by field. */
 function receiptBytes(r: PaymentReceipt, modeIndex: number): Uint8Array {
-  return new BorshWriter()
-    .raw(anchorDiscriminator("PaymentReceipt"))
-    .raw(r.paymentId)
-    .pubkey(r.nftMint)
-    .pubkey(r.payer)
-    .pubkey(r.payee)
-    .uint(r.amount, 8)
-    .uint(r.feeAmount, 8)
-    .pubkey(r.tokenMint)
-    .raw(r.txSignature)
-    .string(r.resource)
-    .u8(modeIndex)
-    .optionPubkey(r.delegation)
-    .bool(r.settled)
-    .uint(r.createdAt, 8)
-    .u8(r.bump)
-    .done();
+  const w = new BorshBytes().raw(anchorDiscriminator("account:PaymentReceipt")).raw(r.paymentId);
+  w.pubkey(r.nftMint).pubkey(r.payer).pubkey(r.payee).u64(r.amount).u64(r.feeAmount).pubkey(r.tokenMint).raw(r.txSignature);
+  w.string(r.resource).u8(modeIndex).option(r.delegation, (a) => w.pubkey(a)).bool(r.settled).i64(r.createdAt);
+  return w.u8(r.bump).done();
 }
 
+/** The IDL's Delegation layout, field by field. */
 function delegationBytes(d: Delegation): Uint8Array {
-  const w = new BorshWriter()
-    .raw(anchorDiscriminator("Delegation"))
-    .uint(d.delegationId, 8)
-    .pubkey(d.delegator)
-    .pubkey(d.delegate)
-    .pubkey(d.nftMint)
-    .uint(d.ownerVersion, 8)
-    .bool(d.canTransact)
-    .bool(d.canGiveFeedback)
-    .bool(d.canUpdateMetadata)
-    .bool(d.canUpdatePricing)
-    .bool(d.canRegisterServices)
-    .bool(d.canManage)
-    .bool(d.canRedelegate)
-    .uint(d.maxSpendPerTx, 8)
-    .uint(d.maxSpendTotal, 8)
-    .uint(d.spentTotal, 8)
-    .uint(BigInt(d.allowedTokens.length), 4);
-  for (const mint of d.allowedTokens) w.pubkey(mint);
-  w.uint(BigInt(d.allowedPrograms.length), 4);
-  for (const program of d.allowedPrograms) w.pubkey(program);
-  w.uint(d.expiresAt, 8).uint(d.usesRemaining, 8).uint(d.totalUses, 8).bool(d.active).optionPubkey(d.parentDelegation).u8(d.depth).uint(d.createdAt, 8);
-  if (d.revokedAt === null) w.u8(0);
-  else w.u8(1).uint(d.revokedAt, 8);
+  const w = new BorshBytes().raw(anchorDiscriminator("account:Delegation")).u64(d.delegationId);
+  w.pubkey(d.delegator).pubkey(d.delegate).pubkey(d.nftMint).u64(d.ownerVersion);
+  w.bool(d.canTransact).bool(d.canGiveFeedback).bool(d.canUpdateMetadata).bool(d.canUpdatePricing);
+  w.bool(d.canRegisterServices).bool(d.canManage).bool(d.canRedelegate).u64(d.maxSpendPerTx).u64(d.maxSpendTotal).u64(d.spentTotal);
+  w.vec(d.allowedTokens, (mint) => w.pubkey(mint)).vec(d.allowedPrograms, (program) => w.pubkey(program));
+  w.i64(d.expiresAt).u64(d.usesRemaining).u64(d.totalUses).bool(d.active).option(d.parentDelegation, (a) => w.pubkey(a));
+  w.u8(d.depth).i64(d.createdAt).option(d.revokedAt, (at) => w.i64(at));
   return w.u8(d.bump).done();
 }
 
@@ -97,7 +32,8 @@ function plain<T>(value: T): unknown {
 
 describe("PaymentReceipt codec (kit codec vs hand-written IDL layout)", () => {
   test("discriminator is sha256('account:PaymentReceipt')[0..8]", () => {
-    expect([...PAYMENT_RECEIPT_DISCRIMINATOR]).toEqual([...anchorDiscriminator("PaymentReceipt")]);
+    expect([...PAYMENT_RECEIPT_DISCRIMINATOR]).toEqual([...anchorDiscriminator("account:PaymentReceipt")]);
+    expect([...PAYMENT_RECEIPT_DISCRIMINATOR]).toEqual([168, 198, 209, 4, 60, 235, 126, 109]);
   });
 
   for (const [mode, index] of [["atomic", 0], ["attestation", 1], ["delegated", 2]] as const) {
@@ -119,7 +55,7 @@ describe("PaymentReceipt codec (kit codec vs hand-written IDL layout)", () => {
   test("refuses another account's discriminator, an unknown mode variant and truncated data", () => {
     const good = receiptBytes(receipt(), 0);
     const other = new Uint8Array(good);
-    other.set(anchorDiscriminator("Delegation"), 0);
+    other.set(anchorDiscriminator("account:Delegation"), 0);
     expect(decodePaymentReceipt(other)).toMatchObject({ ok: false, reason: "wrong-discriminator" });
     expect(decodePaymentReceipt(receiptBytes(receipt(), 3))).toMatchObject({ ok: false, reason: "malformed" });
     expect(decodePaymentReceipt(good.subarray(0, 100))).toMatchObject({ ok: false, reason: "malformed" });
@@ -128,7 +64,8 @@ describe("PaymentReceipt codec (kit codec vs hand-written IDL layout)", () => {
 
 describe("Delegation codec (kit codec vs hand-written IDL layout)", () => {
   test("discriminator is sha256('account:Delegation')[0..8]", () => {
-    expect([...DELEGATION_DISCRIMINATOR]).toEqual([...anchorDiscriminator("Delegation")]);
+    expect([...DELEGATION_DISCRIMINATOR]).toEqual([...anchorDiscriminator("account:Delegation")]);
+    expect([...DELEGATION_DISCRIMINATOR]).toEqual([237, 90, 140, 159, 124, 255, 243, 80]);
   });
 
   const cases: Record<string, Delegation> = {

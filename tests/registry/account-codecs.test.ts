@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { getAddressDecoder, getAddressEncoder, getU64Codec, type Address } from "@solana/kit";
+import { getAddressDecoder, getAddressEncoder, getU64Codec } from "@solana/kit";
 import { getSharedU64Codec } from "../../src/domain/registry/borsh-codecs.ts";
 import { getFastAddressDecoder } from "../../src/domain/registry/fast-address-codec.ts";
 import {
@@ -12,59 +11,53 @@ import {
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService, encodeAgentService } from "../../src/domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry, encodeFeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
 import { PROTOCOL_CONFIG_DISCRIMINATOR, decodeProtocolConfig, encodeProtocolConfig, type ProtocolConfig } from "../../src/domain/registry/protocol-config.ts";
+import { anchorDiscriminator, BorshBytes } from "../support/borsh-bytes.ts";
 import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, testAddress } from "./support/registry-fixtures.ts";
 
-/**
- * Expected bytes are written by hand from the IDL (Borsh, little-endian), independently of the
- * kit codecs under test: discriminator, then fields in declaration order.
- */
-class BorshWriter {
-  private readonly bytes: number[] = [];
-  raw(values: ArrayLike<number>) {
-    for (let i = 0; i < values.length; i++) this.bytes.push(values[i] as number);
-    return this;
-  }
-  u8(v: number) {
-    return this.raw([v]);
-  }
-  bool(v: boolean) {
-    return this.u8(v ? 1 : 0);
-  }
-  uint(v: bigint, size: number) {
-    const out: number[] = [];
-    let x = BigInt.asUintN(size * 8, v);
-    for (let i = 0; i < size; i++) {
-      out.push(Number(x & 0xffn));
-      x >>= 8n;
-    }
-    return this.raw(out);
-  }
-  pubkey(a: Address) {
-    return this.raw(getAddressEncoder().encode(a));
-  }
-  string(s: string) {
-    const utf8 = Buffer.from(s, "utf8");
-    return this.uint(BigInt(utf8.length), 4).raw(utf8);
-  }
-  get length() {
-    return this.bytes.length;
-  }
-  done() {
-    return Uint8Array.from(this.bytes);
-  }
-}
-
-/** Anchor's discriminator rule, computed independently: sha256("account:<Name>")[0..8]. */
-function anchorDiscriminator(name: string): Uint8Array {
-  return Uint8Array.from(createHash("sha256").update(`account:${name}`).digest().subarray(0, 8));
-}
+/** An address whose 32 bytes are all `byte`, so its place in hand-written bytes is plain to see. */
+const filled = (byte: number) => getAddressDecoder().decode(new Uint8Array(32).fill(byte));
 
 describe("registry account codecs (kit codecs vs hand-written IDL byte layouts)", () => {
-  test("discriminators match Anchor's sha256('account:<Name>') rule", () => {
-    expect([...AGENT_IDENTITY_DISCRIMINATOR]).toEqual([...anchorDiscriminator("AgentIdentity")]);
-    expect([...FEEDBACK_ENTRY_DISCRIMINATOR]).toEqual([...anchorDiscriminator("FeedbackEntry")]);
-    expect([...AGENT_SERVICE_DISCRIMINATOR]).toEqual([...anchorDiscriminator("AgentService")]);
-    expect([...PROTOCOL_CONFIG_DISCRIMINATOR]).toEqual([...anchorDiscriminator("ProtocolConfig")]);
+  test("discriminators match Anchor's sha256('account:<Name>') rule and the IDL's bytes", () => {
+    expect([...AGENT_IDENTITY_DISCRIMINATOR]).toEqual([...anchorDiscriminator("account:AgentIdentity")]);
+    expect([...FEEDBACK_ENTRY_DISCRIMINATOR]).toEqual([...anchorDiscriminator("account:FeedbackEntry")]);
+    expect([...AGENT_SERVICE_DISCRIMINATOR]).toEqual([...anchorDiscriminator("account:AgentService")]);
+    expect([...PROTOCOL_CONFIG_DISCRIMINATOR]).toEqual([...anchorDiscriminator("account:ProtocolConfig")]);
+    expect([...AGENT_IDENTITY_DISCRIMINATOR]).toEqual([11, 149, 31, 27, 186, 76, 241, 72]);
+    expect([...AGENT_SERVICE_DISCRIMINATOR]).toEqual([27, 120, 44, 60, 134, 122, 164, 136]);
+    expect([...FEEDBACK_ENTRY_DISCRIMINATOR]).toEqual([203, 62, 143, 114, 243, 30, 218, 29]);
+    expect([...PROTOCOL_CONFIG_DISCRIMINATOR]).toEqual([207, 91, 250, 28, 152, 179, 215, 209]);
+  });
+
+  test("ProtocolConfig against bytes written out literally (no codec involved)", () => {
+    const config: ProtocolConfig = {
+      authority: filled(1),
+      collection: filled(2),
+      registrationFee: 50_000_000n, // 0x02faf080
+      settlementFeeBps: 300, // 0x012c
+      feeTreasury: filled(3),
+      facilitator: filled(4),
+      pauseIdentity: false,
+      pauseReputation: true,
+      pauseValidation: false,
+      pauseDelegation: true,
+      pausePayments: false,
+      bump: 250,
+    };
+    const expected = Uint8Array.from([
+      ...[207, 91, 250, 28, 152, 179, 215, 209],
+      ...new Array(32).fill(1),
+      ...new Array(32).fill(2),
+      ...[0x80, 0xf0, 0xfa, 0x02, 0, 0, 0, 0],
+      ...[0x2c, 0x01],
+      ...new Array(32).fill(3),
+      ...new Array(32).fill(4),
+      ...[0, 1, 0, 1, 0],
+      250,
+    ]);
+    expect([...encodeProtocolConfig(config)]).toEqual([...expected]);
+    const decoded = decodeProtocolConfig(expected);
+    expect(decoded.ok && decoded.value).toEqual(config);
   });
 
   test("AgentIdentity: owner at offset 40, variable parts after the URI, round trip with padding", () => {
@@ -83,14 +76,13 @@ describe("registry account codecs (kit codecs vs hand-written IDL byte layouts)"
       delegationCount: 2n ** 64n - 1n,
       bump: 251,
     });
-    const w = new BorshWriter().raw(anchorDiscriminator("AgentIdentity")).pubkey(agent.nftMint).pubkey(agent.owner);
-    w.uint(agent.ownerVersion, 8).pubkey(agent.feedbackAuthority).string(agent.metadataUri);
+    const w = new BorshBytes().raw(anchorDiscriminator("account:AgentIdentity")).pubkey(agent.nftMint).pubkey(agent.owner);
+    w.u64(agent.ownerVersion).pubkey(agent.feedbackAuthority).string(agent.metadataUri);
     const hashOffset = w.length;
-    w.raw(agent.metadataHash).uint(BigInt(agent.tags.length), 4);
-    for (const tag of agent.tags) w.raw(tag);
-    w.bool(agent.active).uint(agent.createdAt, 8).uint(agent.updatedAt, 8);
-    w.uint(agent.verifiedFeedbackCount, 8).uint(agent.verifiedScoreSum, 8).uint(agent.unverifiedFeedbackCount, 8);
-    w.uint(agent.unverifiedScoreSum, 8).uint(agent.validationCount, 8).uint(agent.delegationCount, 8).u8(agent.bump);
+    w.raw(agent.metadataHash).vec(agent.tags, (tag) => w.raw(tag));
+    w.bool(agent.active).i64(agent.createdAt).i64(agent.updatedAt);
+    w.u64(agent.verifiedFeedbackCount).u64(agent.verifiedScoreSum).u64(agent.unverifiedFeedbackCount);
+    w.u64(agent.unverifiedScoreSum).u64(agent.validationCount).u64(agent.delegationCount).u8(agent.bump);
     const expected = w.done();
 
     const uriBytes = Buffer.byteLength(agent.metadataUri, "utf8");
@@ -114,9 +106,9 @@ describe("registry account codecs (kit codecs vs hand-written IDL byte layouts)"
 
   test("FeedbackEntry: fixed layout round trip", () => {
     const entry = feedbackEntry(testAddress(1, 9), 2, { score: 100, revoked: true, tag2: hashBytes("speed") });
-    const w = new BorshWriter().raw(anchorDiscriminator("FeedbackEntry")).pubkey(entry.nftMint).pubkey(entry.reviewer).u8(entry.score);
-    w.raw(entry.tag1).raw(entry.tag2).bool(entry.authVerified).bool(entry.hasPaymentProof).uint(entry.paymentAmount, 8);
-    w.pubkey(entry.paymentToken).bool(entry.revoked).uint(entry.createdAt, 8).u8(entry.bump);
+    const w = new BorshBytes().raw(anchorDiscriminator("account:FeedbackEntry")).pubkey(entry.nftMint).pubkey(entry.reviewer).u8(entry.score);
+    w.raw(entry.tag1).raw(entry.tag2).bool(entry.authVerified).bool(entry.hasPaymentProof).u64(entry.paymentAmount);
+    w.pubkey(entry.paymentToken).bool(entry.revoked).i64(entry.createdAt).u8(entry.bump);
     const expected = w.done();
     expect(expected.length).toBe(8 + 32 + 32 + 1 + 32 + 32 + 1 + 1 + 8 + 32 + 1 + 8 + 1);
     expect([...encodeFeedbackEntry(entry)]).toEqual([...expected]);
@@ -127,38 +119,13 @@ describe("registry account codecs (kit codecs vs hand-written IDL byte layouts)"
 
   test("AgentService: enum as u8 index, two strings, round trip", () => {
     const service = agentService(testAddress(1, 3), "api", { endpoint: "https://x.example/api", version: "2.1.0-beta" });
-    const w = new BorshWriter().raw(anchorDiscriminator("AgentService")).pubkey(service.nftMint).u8(2);
-    w.string(service.endpoint).string(service.version).bool(service.active).uint(service.createdAt, 8).uint(service.updatedAt, 8).u8(service.bump);
+    const w = new BorshBytes().raw(anchorDiscriminator("account:AgentService")).pubkey(service.nftMint).u8(2);
+    w.string(service.endpoint).string(service.version).bool(service.active).i64(service.createdAt).i64(service.updatedAt).u8(service.bump);
     const expected = w.done();
     expect([...encodeAgentService(service)]).toEqual([...expected]);
     const decoded = decodeAgentService(padded(expected, 300));
     if (!decoded.ok) throw new Error(decoded.detail);
     expect(decoded.value).toMatchObject({ serviceType: "api", endpoint: service.endpoint, version: "2.1.0-beta" });
-  });
-
-  test("ProtocolConfig: u16 fee bps and five pause flags round trip", () => {
-    const config: ProtocolConfig = {
-      authority: testAddress(5, 1),
-      collection: testAddress(5, 2),
-      registrationFee: 50_000_000n,
-      settlementFeeBps: 300,
-      feeTreasury: testAddress(5, 3),
-      facilitator: testAddress(5, 4),
-      pauseIdentity: false,
-      pauseReputation: true,
-      pauseValidation: false,
-      pauseDelegation: true,
-      pausePayments: false,
-      bump: 250,
-    };
-    const w = new BorshWriter().raw(anchorDiscriminator("ProtocolConfig")).pubkey(config.authority).pubkey(config.collection);
-    w.uint(config.registrationFee, 8).uint(300n, 2).pubkey(config.feeTreasury).pubkey(config.facilitator);
-    w.bool(false).bool(true).bool(false).bool(true).bool(false).u8(250);
-    const expected = w.done();
-    expect([...encodeProtocolConfig(config)]).toEqual([...expected]);
-    const decoded = decodeProtocolConfig(expected);
-    if (!decoded.ok) throw new Error(decoded.detail);
-    expect(decoded.value).toEqual(config);
   });
 
   test("short, truncated, foreign and invalid data are reported, never thrown", () => {

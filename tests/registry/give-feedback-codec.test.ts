@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { getAddressEncoder, getBase58Decoder, type Address } from "@solana/kit";
 import {
   decodeGiveFeedbackData,
@@ -10,6 +9,7 @@ import {
   type LandedInstruction,
 } from "../../src/domain/registry/give-feedback.ts";
 import { landedTransactionOf } from "../../src/infrastructure/ledger/rpc-landed-transaction.ts";
+import { anchorDiscriminator, BorshBytes } from "../support/borsh-bytes.ts";
 import { PROGRAM_ID, testAddress } from "./support/registry-fixtures.ts";
 
 const ARGS: GiveFeedbackArgs = {
@@ -22,14 +22,10 @@ const ARGS: GiveFeedbackArgs = {
   feedbackNonce: -1_700_000_123n,
 };
 
-/** The IDL's args in order, written byte by byte: u8, [u8;32], [u8;32], string (u32 LE length + UTF-8), [u8;32], [u8;64], i64 LE. */
+/** The IDL's args in order: u8, [u8;32], [u8;32], string, [u8;32], [u8;64], i64. */
 function handWritten(args: GiveFeedbackArgs): Uint8Array {
-  const uri = Buffer.from(args.detailUri, "utf8");
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(uri.length);
-  const nonce = Buffer.alloc(8);
-  nonce.writeBigInt64LE(args.feedbackNonce);
-  return new Uint8Array(Buffer.concat([Buffer.from(GIVE_FEEDBACK_DISCRIMINATOR), Buffer.of(args.score), Buffer.from([...args.tag1]), Buffer.from([...args.tag2]), length, uri, Buffer.from([...args.detailHash]), Buffer.from([...args.feedbackAuth]), nonce]));
+  const w = new BorshBytes().raw(anchorDiscriminator("global:give_feedback")).u8(args.score).raw(args.tag1).raw(args.tag2);
+  return w.string(args.detailUri).raw(args.detailHash).raw(args.feedbackAuth).i64(args.feedbackNonce).done();
 }
 
 const entry = { address: testAddress(6, 1), nftMint: testAddress(1, 1), reviewer: testAddress(4, 1) };
@@ -46,7 +42,7 @@ function giveFeedback(overrides: Partial<LandedInstruction> = {}): LandedInstruc
 
 describe("give_feedback instruction codec (IDL)", () => {
   test("discriminator is sha256(\"global:give_feedback\")[0..8]; encoding is the IDL's Borsh layout byte for byte", () => {
-    expect([...GIVE_FEEDBACK_DISCRIMINATOR]).toEqual([...createHash("sha256").update("global:give_feedback").digest().subarray(0, 8)]);
+    expect([...GIVE_FEEDBACK_DISCRIMINATOR]).toEqual([145, 136, 123, 3, 215, 165, 98, 41]);
     expect(encodeGiveFeedbackData(ARGS)).toEqual(handWritten(ARGS));
     expect(decodeGiveFeedbackData(handWritten(ARGS))).toEqual(ARGS);
   });
