@@ -1,6 +1,7 @@
 import { AccountRole, type Address, type Instruction, type ReadonlyUint8Array } from "@solana/kit";
 import { anchorInstruction, type LayoutValue } from "./anchor-layout.ts";
 import { bytes32, pubkey, string, vec } from "./borsh-codecs.ts";
+import { SYSTEM_PROGRAM } from "../transaction/programs.ts";
 
 /** The instruction's arguments, in IDL order. */
 const registerAgent = anchorInstruction("register_agent", {
@@ -15,7 +16,7 @@ export const { discriminator: REGISTER_AGENT_DISCRIMINATOR, encode: encodeRegist
 
 /** Programs register_agent names by fixed address in the IDL. */
 export const MPL_CORE_PROGRAM = "CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d" as Address;
-export const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
+export { SYSTEM_PROGRAM };
 
 /** Limits from the spec (POST /agents/register) and the program. */
 export const MAX_AGENT_NAME_LENGTH = 64;
