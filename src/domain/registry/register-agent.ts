@@ -24,25 +24,14 @@ export const MAX_METADATA_URI_LENGTH = 200;
 export const MAX_AGENT_TAGS = 5;
 export const MAX_FREE_TAG_LENGTH = 32;
 
-/** The accounts of register_agent, in IDL order (the two program accounts are fixed). */
-export type RegisterAgentAccounts = Readonly<{
-  config: Address;
-  configAuthority: Address;
-  agentIdentity: Address;
-  owner: Address;
-  asset: Address;
-  collection: Address;
-  feeTreasury: Address;
-}>;
-
 /** The inverse, for checking a built transaction; null when the bytes are not register_agent or run past its arguments. */
 export function decodeRegisterAgentData(data: ReadonlyUint8Array): RegisterAgentArgs | null {
   const decoded = registerAgent.decode(data);
   return decoded.ok && decoded.size === data.length ? decoded.value : null;
 }
 
-/** Account roles exactly as the IDL declares them (writable / signer flags). */
-export const REGISTER_AGENT_ROLES: readonly Readonly<{ name: keyof RegisterAgentAccounts | "mplCoreProgram" | "systemProgram"; role: AccountRole }>[] = [
+/** The accounts of register_agent in IDL order, with their roles exactly as the IDL declares them (writable / signer flags). */
+export const REGISTER_AGENT_ROLES = [
   { name: "config", role: AccountRole.READONLY },
   { name: "configAuthority", role: AccountRole.READONLY_SIGNER },
   { name: "agentIdentity", role: AccountRole.WRITABLE },
@@ -52,7 +41,10 @@ export const REGISTER_AGENT_ROLES: readonly Readonly<{ name: keyof RegisterAgent
   { name: "feeTreasury", role: AccountRole.WRITABLE },
   { name: "mplCoreProgram", role: AccountRole.READONLY },
   { name: "systemProgram", role: AccountRole.READONLY },
-];
+] as const;
+
+/** The caller's accounts: every one but the two programs, which are fixed. */
+export type RegisterAgentAccounts = Readonly<Record<Exclude<(typeof REGISTER_AGENT_ROLES)[number]["name"], "mplCoreProgram" | "systemProgram">, Address>>;
 
 export function registerAgentInstruction(programId: Address, accounts: RegisterAgentAccounts, args: RegisterAgentArgs): Instruction {
   const all = { ...accounts, mplCoreProgram: MPL_CORE_PROGRAM, systemProgram: SYSTEM_PROGRAM };
