@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { address, lamports as toLamports, type Address, type KeyPairSigner, type Signature } from "@solana/kit";
-import { getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { findAssociatedTokenPda, getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { Clock as SysvarClock, LiteSVM } from "litesvm";
 import { systemClock, type Clock } from "../../../application/ports/clock.ts";
 import { LedgerError, type AccountSnapshot, type Ledger, type SignatureStatus } from "../../../application/ports/ledger.ts";
@@ -14,7 +14,7 @@ import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
 import { rawLiteSvm } from "./litesvm-raw.ts";
 import { createProgramAccountMirror } from "./program-account-mirror.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
-import { decodeTokenAccount, encodeMint, encodeTokenAccount, associatedTokenAddress, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
+import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
 import { renderTransactionError } from "./transaction-error.ts";
 import {
   createTransactionExecutor,
@@ -195,7 +195,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
   }
 
   async function setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram: Address = TOKEN_PROGRAM_ADDRESS): Promise<Address> {
-    const ata = await associatedTokenAddress(owner, mint, tokenProgram);
+    const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
     const current = readAccount(svm, ata);
     const existing = current && current.owner === tokenProgram ? decodeTokenAccount(current.data) : null;
     const data = encodeTokenAccount(owner, mint, update, existing);

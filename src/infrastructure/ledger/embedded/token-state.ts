@@ -1,7 +1,6 @@
 import { address, isNone, none, some, type Address, type Option } from "@solana/kit";
 import {
   AccountState,
-  findAssociatedTokenPda,
   getMintDecoder,
   getMintEncoder,
   getTokenDecoder,
@@ -34,11 +33,6 @@ const STATES: Readonly<Record<NonNullable<TokenAccountUpdate["state"]>, AccountS
   initialized: AccountState.Initialized,
   frozen: AccountState.Frozen,
 };
-
-export async function associatedTokenAddress(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
-  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
-  return ata;
-}
 
 function optionOf(value: Address | null | undefined, current: Option<Address>): Option<Address> {
   if (value === undefined) return current;
