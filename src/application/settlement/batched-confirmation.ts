@@ -1,4 +1,5 @@
 import type { Signature } from "@solana/kit";
+import { systemClock } from "../ports/clock.ts";
 import { type Ledger, LedgerError, type SignatureStatus } from "../ports/ledger.ts";
 import { type ConfirmationOutcome, type ConfirmationPolicy, DEFAULT_CONFIRMATION_POLICY } from "./confirm-transaction.ts";
 
@@ -28,7 +29,7 @@ type Waiter = {
  * Semantics per signature are those of `confirmTransaction`: confirmed, failed on-chain,
  * expired (blockhash passed and one last look found nothing), or unknown at `maxWaitMs`.
  */
-export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY, now: () => number = Date.now): Confirmer {
+export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY, now: () => number = systemClock.now): Confirmer {
   const waiters = new Set<Waiter>();
   const firstLookGap = Math.min(FIRST_LOOK_GAP_MS, policy.pollIntervalMs);
   let timer: ReturnType<typeof setTimeout> | null = null;

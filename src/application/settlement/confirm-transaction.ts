@@ -1,4 +1,5 @@
 import type { Signature } from "@solana/kit";
+import { systemClock } from "../ports/clock.ts";
 import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import { sleep } from "./sleep.ts";
 
@@ -33,7 +34,7 @@ export async function confirmTransaction(
   signature: Signature,
   lastValidBlockHeight: bigint,
   policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY,
-  now: () => number = Date.now,
+  now: () => number = systemClock.now,
 ): Promise<ConfirmationOutcome> {
   const deadline = now() + policy.maxWaitMs;
   let lastProblem = "no answer from the ledger";

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../ports/clock.ts";
 import { type SettlementRecord, type SettlementStore, StoreUnavailable } from "../ports/settlement-store.ts";
 import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
@@ -17,6 +18,8 @@ export type PreviousDeps = Readonly<{
   network: string;
   /** How long a duplicate waits for the holder of the claim before answering "in progress". */
   duplicateWaitMs?: number;
+  /** Time for that wait's deadline; default the system clock. */
+  clock?: Clock;
 }>;
 
 /**
@@ -39,9 +42,10 @@ export async function awaitExisting(
   candidate: Readonly<{ paymentId: string | null; payer: string }>,
 ): Promise<SettleResponse> {
   if (record.paymentId !== candidate.paymentId) return settledUnderOtherPaymentId(record.network, candidate.payer);
-  const deadline = Date.now() + (deps.duplicateWaitMs ?? 30_000);
+  const clock = deps.clock ?? systemClock;
+  const deadline = clock.now() + (deps.duplicateWaitMs ?? 30_000);
   let current: SettlementRecord | null = record;
-  while (current && (current.state === "pending" || current.state === "submitted") && Date.now() < deadline) {
+  while (current && (current.state === "pending" || current.state === "submitted") && clock.now() < deadline) {
     await sleep(50);
     try {
       current = await deps.store.get(record.key);

@@ -52,7 +52,7 @@ export function createSettlementService(
   // One status poll and one blockhash read serve every settlement in flight (see each factory).
   const steps: SettleTransactionDeps = {
     ...deps,
-    confirm: deps.confirm ?? createBatchedConfirmer(deps.ledger, deps.confirmation),
+    confirm: deps.confirm ?? createBatchedConfirmer(deps.ledger, deps.confirmation, deps.clock?.now),
     blockhashWindow: deps.blockhashWindow ?? createBlockhashWindowReader(deps.ledger),
   };
 

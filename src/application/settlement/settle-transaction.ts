@@ -10,6 +10,7 @@ import {
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import type { Rejection } from "../../domain/verification/rejection.ts";
+import type { Clock } from "../ports/clock.ts";
 import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import {
@@ -91,6 +92,8 @@ export type SettleTransactionDeps = Readonly<{
   /** Per-payer and per-fee-payer spending limits; absent means unlimited (unit tests only). */
   feeBudget?: FeeBudget;
   onFeeSpent?: FeeSpentObserver;
+  /** Time for confirmation and duplicate-wait deadlines; default the system clock. */
+  clock?: Clock;
 }>;
 
 /**
@@ -246,7 +249,7 @@ async function signClaimAndSubmit(
     return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
   }
 
-  const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation));
+  const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, deps.clock?.now));
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, async () => {
