@@ -10,7 +10,7 @@ import { startReconcilerLoop } from "./application/settlement/reconciler-loop.ts
 import { type SettlementService, createSettlementService } from "./application/settlement/settle-payment.ts";
 import { settlementVerifier } from "./application/settlement/settlement-verifier.ts";
 import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
-import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
+import { type VerifyPaymentDeps, createSharedBlockhashCheck } from "./application/verify-payment.ts";
 import { type PaymentCheckDeps, checkPayment } from "./application/modes/check-payment.ts";
 import { modeDepsOf } from "./application/modes/check-mode-payment.ts";
 import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-replay.ts";
@@ -159,6 +159,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ...(protocolFee ? { protocolFee } : {}),
     simulate: config.VERIFY_SIMULATE,
     atas: createAtaDeriver(),
+    // One per process: concurrent verifications of one blockhash share a single isBlockhashValid call.
+    blockhashCheck: createSharedBlockhashCheck(ledger),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),
     settledLookup: async (key, paymentId) => {
       const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId.payer, paymentId.paymentId) : null);
@@ -177,6 +179,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
           network: config.NETWORK,
           duplicates: config.SETTLE_DUPLICATES,
           feeBudget: protection.feeBudget,
+          clock: systemClock,
           onFeeSpent: (outcome, feePayer, lamports) =>
             metrics.increment("x402_fee_payer_lamports_spent_total", "Lamports our fee payers paid in fees, by outcome", { outcome, fee_payer: feePayer }, Number(lamports)),
           verify: settlementVerifier({ ...checkDeps, assetDecimals: USDC_DECIMALS }),
@@ -260,7 +263,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   });
 
   // Observability: gauges read at each scrape (docs/observability.md).
-  registryIndexGauges(metrics, () => index.health(), () => Date.now());
+  registryIndexGauges(metrics, () => index.health(), systemClock.now);
   signerHealthGauge(metrics, () => feePayers.health());
 
   // Registry-only pods never settle, so recovery is left to the facilitator pods.

@@ -38,8 +38,10 @@ export type VerifyPaymentDeps = Readonly<{
   payToPolicy?: PayToPolicy;
   /** True when this transaction (settlement key), or this payer's paymentId, was already settled. */
   settledLookup?: (key: string, paymentId: PayerPaymentId | null) => Promise<boolean>;
-  /** Shared ATA cache; one per process is enough. Created lazily per deps object otherwise. */
+  /** Shared ATA cache; one per process is enough (the composition root owns it). A fresh one per call otherwise. */
   atas?: AtaDeriver;
+  /** Blockhash validity shared by concurrent verifications (`createSharedBlockhashCheck`); default: ask the ledger each time. */
+  blockhashCheck?: BlockhashCheck;
 }>;
 
 /** A paymentId names one payment of one payer: ids are scoped to the payer, never global. */
@@ -76,8 +78,6 @@ export type RejectedPayment = Readonly<{ ok: false; reason: ReasonCode; message:
 
 export type VerifyPaymentResult = VerifiedPayment | RejectedPayment;
 
-const sharedAtas = createAtaDeriver();
-
 /**
  * Verifies a normalised payment request: requirement checks, every transaction rule, the
  * already-settled lookup, then the ledger checks (blockhash, simulation). Payment problems are
@@ -99,7 +99,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     feePayers: typeof deps.feePayers === "function" ? deps.feePayers() : deps.feePayers,
     policy: deps.policy,
     assetDecimals: deps.assetDecimals ?? USDC_DECIMALS,
-    atas: deps.atas ?? sharedAtas,
+    atas: deps.atas ?? createAtaDeriver(),
     protocolFee: deps.protocolFee ?? null,
   });
   if (!verdict.ok) return rejected(verdict.rejection.reason, verdict.rejection.message, verdict.payer);
@@ -115,7 +115,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
   let unitsConsumed: bigint | undefined;
   if (deps.simulate) {
     const [outcome, funds] = await Promise.all([
-      checkOnLedger(deps.ledger, view.wire, view.recentBlockhash),
+      checkOnLedger(deps.ledger, deps.blockhashCheck ?? ((blockhash) => deps.ledger.isBlockhashValid(blockhash)), view.wire, view.recentBlockhash),
       checkTransferAccounts(deps.ledger, transfers, requirements),
     ]);
     // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
@@ -186,9 +186,9 @@ type LedgerCheck =
   | Readonly<{ ok: false; reason: "BLOCKHASH_EXPIRED" | "SIMULATION_FAILED"; message: string }>;
 
 /** Blockhash validity and simulation, run concurrently; a blockhash problem is reported first. */
-async function checkOnLedger(ledger: Ledger, wire: Uint8Array, blockhash: string): Promise<LedgerCheck> {
+async function checkOnLedger(ledger: Ledger, isBlockhashValid: BlockhashCheck, wire: Uint8Array, blockhash: string): Promise<LedgerCheck> {
   const [valid, simulation] = await Promise.all([
-    sharedBlockhashCheck(ledger)(blockhash),
+    isBlockhashValid(blockhash),
     simulateOrRejected(ledger, wire),
   ]);
   if (!valid) return { ok: false, reason: "BLOCKHASH_EXPIRED", message: `blockhash ${blockhash} is no longer valid` };
@@ -196,22 +196,10 @@ async function checkOnLedger(ledger: Ledger, wire: Uint8Array, blockhash: string
   return { ok: true, unitsConsumed: simulation.unitsConsumed };
 }
 
-type BlockhashCheck = (blockhash: string) => Promise<boolean>;
-
-/** One shared check per ledger adapter, so every caller of verifyPayment benefits. */
-const blockhashChecks = new WeakMap<Ledger, BlockhashCheck>();
+export type BlockhashCheck = (blockhash: string) => Promise<boolean>;
 
 /** A call older than one slot (400 ms) is not joined: its answer could predate an expiry. */
 const MAX_SHARED_CALL_AGE_MS = 400;
-
-function sharedBlockhashCheck(ledger: Ledger): BlockhashCheck {
-  let check = blockhashChecks.get(ledger);
-  if (!check) {
-    check = createSharedBlockhashCheck(ledger);
-    blockhashChecks.set(ledger, check);
-  }
-  return check;
-}
 
 /**
  * Concurrent verifications of the same blockhash join one in-flight `isBlockhashValid` call
@@ -221,7 +209,7 @@ function sharedBlockhashCheck(ledger: Ledger): BlockhashCheck {
  * verification asks again; and a call is joined only while it is younger than one slot, the
  * granularity at which a blockhash can expire. Errors reach every joined caller, as before.
  */
-function createSharedBlockhashCheck(ledger: Ledger): BlockhashCheck {
+export function createSharedBlockhashCheck(ledger: Ledger): BlockhashCheck {
   // Bounded by the number of concurrent requests: an entry lives only while its call is in flight.
   const inFlight = new Map<string, Readonly<{ issuedAt: number; answer: Promise<boolean> }>>();
   return (blockhash) => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
-import { verifyPayment } from "../../src/application/verify-payment.ts";
+import { createSharedBlockhashCheck, verifyPayment } from "../../src/application/verify-payment.ts";
 import { createFakeLedger } from "./support/fake-ledger.ts";
 import { buildTransaction, createActors, paymentRequest, requirementsFor } from "./support/payment-builder.ts";
 import { verifyDeps } from "./support/verify-deps.ts";
@@ -43,7 +43,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
 
   test("concurrent verifications of one blockhash send one isBlockhashValid call and all get its answer", async () => {
     const gate = gatedLedger(actors.payer.address);
-    const deps = verifyDeps(actors, { ledger: gate.ledger });
+    const deps = verifyDeps(actors, { ledger: gate.ledger, blockhashCheck: createSharedBlockhashCheck(gate.ledger) });
     const pending = Array.from({ length: 5 }, () => verifyPayment(request, deps));
     await until(() => gate.simulations() === 5);
     expect(gate.blockhashCalls()).toBe(1);
@@ -54,7 +54,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
 
   test("an expired answer reaches every joined verification as BLOCKHASH_EXPIRED", async () => {
     const gate = gatedLedger(actors.payer.address);
-    const deps = verifyDeps(actors, { ledger: gate.ledger });
+    const deps = verifyDeps(actors, { ledger: gate.ledger, blockhashCheck: createSharedBlockhashCheck(gate.ledger) });
     const pending = Array.from({ length: 3 }, () => verifyPayment(request, deps));
     await until(() => gate.simulations() === 3);
     gate.answer(false);
@@ -65,7 +65,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
 
   test("nothing is cached: once the call has answered, the next verification asks the ledger again", async () => {
     const gate = gatedLedger(actors.payer.address);
-    const deps = verifyDeps(actors, { ledger: gate.ledger });
+    const deps = verifyDeps(actors, { ledger: gate.ledger, blockhashCheck: createSharedBlockhashCheck(gate.ledger) });
     const first = verifyPayment(request, deps);
     await until(() => gate.simulations() === 1);
     gate.answer(true);
@@ -78,7 +78,7 @@ describe("blockhash check shared by concurrent verifications (gated hand-written
 
   test("an unreachable ledger fails every joined verification, and the next one retries", async () => {
     const gate = gatedLedger(actors.payer.address);
-    const deps = verifyDeps(actors, { ledger: gate.ledger });
+    const deps = verifyDeps(actors, { ledger: gate.ledger, blockhashCheck: createSharedBlockhashCheck(gate.ledger) });
     const pending = Array.from({ length: 2 }, () => verifyPayment(request, deps));
     await until(() => gate.simulations() === 2);
     gate.breakDown(new LedgerError("unavailable", "connection refused"));
