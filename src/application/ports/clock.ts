@@ -15,3 +15,8 @@ export const systemRepeater: Repeater = (ms, task) => {
   if (typeof timer === "object") timer.unref?.();
   return () => clearInterval(timer as Parameters<typeof clearInterval>[0]);
 };
+
+/** A clock as the `now()` function some loops take, bound so a clock written with methods keeps its `this`. */
+export function nowOf(clock: Clock | undefined): (() => number) | undefined {
+  return clock ? () => clock.now() : undefined;
+}

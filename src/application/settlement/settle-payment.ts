@@ -1,5 +1,6 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
+import { nowOf } from "../ports/clock.ts";
 import { LedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
 import { createBatchedConfirmer } from "./batched-confirmation.ts";
@@ -52,7 +53,7 @@ export function createSettlementService(
   // One status poll and one blockhash read serve every settlement in flight (see each factory).
   const steps: SettleTransactionDeps = {
     ...deps,
-    confirm: deps.confirm ?? createBatchedConfirmer(deps.ledger, deps.confirmation, deps.clock?.now),
+    confirm: deps.confirm ?? createBatchedConfirmer(deps.ledger, deps.confirmation, nowOf(deps.clock)),
     blockhashWindow: deps.blockhashWindow ?? createBlockhashWindowReader(deps.ledger),
   };
 

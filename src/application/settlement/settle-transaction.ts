@@ -10,7 +10,7 @@ import {
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import type { Rejection } from "../../domain/verification/rejection.ts";
-import type { Clock } from "../ports/clock.ts";
+import { type Clock, nowOf } from "../ports/clock.ts";
 import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import {
@@ -249,7 +249,7 @@ async function signClaimAndSubmit(
     return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
   }
 
-  const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, deps.clock?.now));
+  const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock)));
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, async () => {
