@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { fakeLedger } from "../support/fake-ledger.ts";
 import type { Signature } from "@solana/kit";
-import { type Ledger, LedgerError, type SignatureStatus } from "../../src/application/ports/ledger.ts";
+import { LedgerError, type SignatureStatus } from "../../src/application/ports/ledger.ts";
 import { createBatchedConfirmer } from "../../src/application/settlement/batched-confirmation.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { delayConfirmation } from "../../bench/settle-delay.ts";
@@ -14,8 +15,7 @@ type StatusScript = (signature: string, poll: number) => SignatureStatus | null 
 function scriptedLedger(script: StatusScript, height: () => bigint = () => 100n) {
   const batches: string[][] = [];
   let heightReads = 0;
-  const unused = () => Promise.reject(new Error("not used by confirmation"));
-  const ledger: Ledger = {
+  const ledger = fakeLedger({
     async getSignatureStatuses(signatures) {
       batches.push([...signatures]);
       const poll = batches.length;
@@ -28,16 +28,7 @@ function scriptedLedger(script: StatusScript, height: () => bigint = () => 100n)
       heightReads += 1;
       return height();
     },
-    getLatestBlockhash: unused,
-    isBlockhashValid: unused,
-    getAccount: unused,
-    getMultipleAccounts: unused,
-    getProgramAccounts: unused,
-    simulateTransaction: unused,
-    sendTransaction: unused,
-    ping: unused,
-    getTransactionEffects: unused,
-  };
+  }, "confirmation");
   return { ledger, batches, heightReads: () => heightReads };
 }
 

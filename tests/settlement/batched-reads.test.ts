@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { fakeLedger } from "../support/fake-ledger.ts";
 import type { Address } from "@solana/kit";
-import { type AccountSnapshot, type Ledger, LedgerError } from "../../src/application/ports/ledger.ts";
+import { type AccountSnapshot, LedgerError } from "../../src/application/ports/ledger.ts";
 import { withBatchedAccountReads } from "../../src/application/settlement/batched-account-reads.ts";
 import { BLOCKHASH_LIFETIME_BLOCKS, createBlockhashWindowReader } from "../../src/application/settlement/blockhash-window.ts";
 
@@ -8,11 +9,10 @@ import { BLOCKHASH_LIFETIME_BLOCKS, createBlockhashWindowReader } from "../../sr
 function recordingLedger(options: Readonly<{ valid?: (blockhash: string) => boolean; down?: () => boolean }> = {}) {
   const calls: { method: string; args: unknown }[] = [];
   let height = 1_000n;
-  const unused = () => Promise.reject(new Error("not used by these reads"));
   const check = () => {
     if (options.down?.()) throw new LedgerError("unavailable", "connection refused");
   };
-  const ledger: Ledger = {
+  const ledger = fakeLedger({
     async getMultipleAccounts(addresses) {
       calls.push({ method: "getMultipleAccounts", args: [...addresses] });
       check();
@@ -31,15 +31,7 @@ function recordingLedger(options: Readonly<{ valid?: (blockhash: string) => bool
       check();
       return options.valid ? options.valid(blockhash) : true;
     },
-    getLatestBlockhash: unused,
-    getAccount: unused,
-    getProgramAccounts: unused,
-    simulateTransaction: unused,
-    sendTransaction: unused,
-    getSignatureStatuses: unused,
-    ping: unused,
-    getTransactionEffects: unused,
-  };
+  }, "these reads");
   return { ledger, calls, count: (method: string) => calls.filter((c) => c.method === method).length };
 }
 

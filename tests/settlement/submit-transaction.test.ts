@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { fakeLedger } from "../support/fake-ledger.ts";
 import type { Signature } from "@solana/kit";
 import { type Ledger, LedgerError } from "../../src/application/ports/ledger.ts";
 import { submitTransaction } from "../../src/application/settlement/submit-transaction.ts";
@@ -8,25 +9,14 @@ const SIGNATURE = "expected-signature" as Signature;
 /** Hand-written fake Ledger whose sendTransaction answers from a script, one entry per call. */
 function sendingLedger(answers: readonly (Signature | LedgerError)[]): { ledger: Ledger; sends: () => number } {
   let sends = 0;
-  const unused = () => Promise.reject(new Error("not used by submission"));
-  const ledger: Ledger = {
+  const ledger = fakeLedger({
     async sendTransaction() {
       const answer = answers[Math.min(sends, answers.length - 1)];
       sends += 1;
       if (answer instanceof LedgerError) throw answer;
       return answer ?? SIGNATURE;
     },
-    getSignatureStatuses: unused,
-    getBlockHeight: unused,
-    getLatestBlockhash: unused,
-    isBlockhashValid: unused,
-    getAccount: unused,
-    getMultipleAccounts: unused,
-    getProgramAccounts: unused,
-    simulateTransaction: unused,
-    ping: unused,
-    getTransactionEffects: unused,
-  };
+  }, "submission");
   return { ledger, sends: () => sends };
 }
 
