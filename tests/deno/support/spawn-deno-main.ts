@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { watchForReadyLine } from "../../support/ready-line.ts";
 import { DENO, ROOT, denoEnv } from "./deno-gate.ts";
 
 export type DenoMain = Readonly<{
@@ -21,25 +22,12 @@ export type DenoMain = Readonly<{
  */
 export async function spawnDenoMain(env: Record<string, string>, timeoutMs = 90_000): Promise<DenoMain> {
   const child: ChildProcess = spawn(DENO, ["task", "start"], { cwd: ROOT, env: denoEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | string>((resolveExit) => child.on("close", (code, signal) => resolveExit(code ?? signal ?? "unknown")));
-  const ready = await new Promise<Record<string, unknown> | null>((resolveReady) => {
-    const timer = setTimeout(() => resolveReady(null), timeoutMs);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const line = stdout.split("\n").find((l) => l.includes('"msg":"ready"'));
-      if (line) {
-        clearTimeout(timer);
-        resolveReady(JSON.parse(line) as Record<string, unknown>);
-      }
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      resolveReady(null);
-    });
-  });
+  if (child.stdout === null) throw new Error("deno task start has no stdout pipe");
+  const watch = watchForReadyLine(child.stdout, timeoutMs);
+  const ready = await watch.ready;
   const kill = () => {
     try {
       if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -50,7 +38,7 @@ export async function spawnDenoMain(env: Record<string, string>, timeoutMs = 90_
   return {
     ready,
     urls: (ready?.["urls"] ?? {}) as Record<string, string>,
-    stdout: () => stdout,
+    stdout: watch.output,
     stderr: () => stderr,
     exited,
     stop: async (signal = "SIGTERM") => {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { watchForReadyLine } from "../../support/ready-line.ts";
 
 export const ROOT = resolve(import.meta.dir, "../../..");
 export const BUN = process.execPath;
@@ -19,36 +20,19 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
     stdout: "pipe",
     stderr: "pipe",
   });
-  let output = "";
-  const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
-  const deadline = Date.now() + timeoutMs;
-  let ready: Record<string, unknown> | null = null;
-  while (!ready && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    output += new TextDecoder().decode(value);
-    for (const line of output.split("\n")) {
-      if (line.includes('"msg":"ready"')) ready = JSON.parse(line) as Record<string, unknown>;
-    }
-  }
-  // Keep draining so the child never blocks on a full pipe.
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      output += new TextDecoder().decode(value);
-    }
-  })();
+  const watch = watchForReadyLine(child.stdout as ReadableStream<Uint8Array>, timeoutMs);
+  const ready = await watch.ready;
+  const output = watch.output;
   if (!ready) {
     child.kill("SIGKILL");
     const stderr = await new Response(child.stderr as ReadableStream<Uint8Array>).text();
-    throw new Error(`service did not become ready:\n${output}\n${stderr}`);
+    throw new Error(`service did not become ready:\n${output()}\n${stderr}`);
   }
   return {
     urls: ready["urls"] as Record<string, string>,
     ready,
     process: child,
-    logs: () => output,
+    logs: output,
     stop: async (signal = "SIGTERM") => {
       child.kill(signal);
       return child.exited;
