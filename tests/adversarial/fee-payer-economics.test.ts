@@ -13,8 +13,8 @@ import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-pr
 import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { encodeAgentIdentity } from "../../src/domain/registry/agent-identity.ts";
 import { findAgentPda } from "../../src/domain/registry/pdas.ts";
-import { type FakeKms, startFakeKms } from "../signers/support/fake-kms-server.ts";
-import { TEST_REDIS_URL, redisGate } from "../counters/redis-gate.ts";
+import { kmsSignerEnv, useFakeKms } from "../support/kms-rig.ts";
+import { TEST_REDIS_URL, redisGate } from "../support/redis.ts";
 import { DEFAULT_AMOUNT, type Payment, fundedPayment, settleBody, usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 import { agentIdentity, PROGRAM_ID, padded } from "../registry/support/registry-fixtures.ts";
@@ -29,30 +29,11 @@ import {
   transferInstruction,
 } from "../verification/support/payment-builder.ts";
 
-let kms: FakeKms;
-const savedCredentials = [process.env["AWS_ACCESS_KEY_ID"], process.env["AWS_SECRET_ACCESS_KEY"]] as const;
-beforeAll(async () => {
-  kms = await startFakeKms();
-  // The SDK's default credential chain reads the process environment; the stand-in accepts any.
-  process.env["AWS_ACCESS_KEY_ID"] = "AKIATEST";
-  process.env["AWS_SECRET_ACCESS_KEY"] = "test";
-}, 30_000);
-afterAll(async () => {
-  await kms.stop();
-  if (savedCredentials[0] === undefined) delete process.env["AWS_ACCESS_KEY_ID"];
-  else process.env["AWS_ACCESS_KEY_ID"] = savedCredentials[0];
-  if (savedCredentials[1] === undefined) delete process.env["AWS_SECRET_ACCESS_KEY"];
-  else process.env["AWS_SECRET_ACCESS_KEY"] = savedCredentials[1];
-});
+// The whole service is built here, so the SDK finds the stand-in's credentials in the process environment.
+const kms = useFakeKms({ processCredentials: true });
+const kmsEnv = () => kmsSignerEnv(kms());
 
-const kmsEnv = () => ({
-  FEE_PAYER_SIGNER: "aws-kms",
-  FEE_PAYER_KMS_KEY_ID: kms.keyId,
-  FEE_PAYER_KMS_REGION: "us-east-1",
-  FEE_PAYER_KMS_ENDPOINT: kms.endpoint,
-});
-
-const signRequests = () => kms.requests.filter((r) => r.target === "TrentService.Sign").length;
+const signRequests = () => kms().requests.filter((r) => r.target === "TrentService.Sign").length;
 
 type Rig = Readonly<{ service: TestService; ledger: EmbeddedLedger; feePayer: Address }>;
 

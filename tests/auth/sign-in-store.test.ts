@@ -5,20 +5,15 @@
  */
 import { afterAll, beforeAll, describe, test } from "bun:test";
 import { openStore } from "../../src/infrastructure/store/index.ts";
-import { type TestDatabase, createTestDatabase, postgresGate } from "../settlement/support/postgres-gate.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
 import { describeSignInStoreContract } from "./sign-in-store-contract.ts";
 
 describeSignInStoreContract("PGlite (in memory)", { open: () => openStore({ inMemory: true }), replicas: false });
 
 const gate = await postgresGate("tests/auth");
-if (gate.failInCi !== null) {
-  const reason = gate.failInCi;
-  describe("SignInStore contract: PostgreSQL (real server)", () => {
-    test("PostgreSQL must be reachable in CI", () => {
-      throw new Error(reason);
-    });
-  });
-} else if (gate.run) {
+describe("SignInStore contract: PostgreSQL (real server)", () => failWhenRequired(gate, "PostgreSQL must be reachable in CI"));
+if (gate.run) {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();

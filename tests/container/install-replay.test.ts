@@ -6,10 +6,10 @@ import { dirname, join, resolve } from "node:path";
 import { type Address, getAddressDecoder } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { type LedgerProcess, rpcCall, startLedgerProcess } from "../../bench/settle-rig.ts";
-import { postgresGate } from "../settlement/support/postgres-gate.ts";
+import { failWhenRequired, gateOn } from "../support/gate.ts";
 import { DEFAULT_AMOUNT, type FundingLedger, fundedPayment } from "../settlement/support/payments.ts";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "../signers/support/softhsm-token.ts";
-import { createTestDatabase, type TestDatabase } from "../store/postgres-harness.ts";
+import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "../support/softhsm.ts";
+import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { copyArgs, execForm, finalStage, last, parseDockerfile, splitFlags, stageEnv, type Stage } from "./support/dockerfile.ts";
 
 /**
@@ -31,19 +31,12 @@ const ROOT = resolve(import.meta.dir, "../..");
 const NOBODY = 65534;
 const PIN = "864213";
 const TOKEN_LABEL = "container-replay";
-const isCI = process.env["CI"] === "true" || process.env["CI"] === "1";
 const dockerfile = parseDockerfile(readFileSync(join(ROOT, "Dockerfile"), "utf8"));
 const runtime = finalStage(dockerfile);
 const depsStage = dockerfile.stages.find((stage) => stage.name === "deps");
 
 const missing = await missingPieces();
-if (missing.length > 0 && isCI) {
-  test("the container replay has what it needs (required under CI)", () => {
-    throw new Error(`missing under CI: ${missing.join("; ")}`);
-  });
-} else if (missing.length > 0) {
-  console.warn(`[tests/container] SKIPPING the install replay: ${missing.join("; ")}. It fails instead when CI=true.`);
-}
+failWhenRequired(gateOn("tests/container", "the install replay", missing.length > 0 ? missing.join("; ") : null), "the container replay has what it needs (required under CI)");
 
 async function missingPieces(): Promise<string[]> {
   const problems: string[] = [];

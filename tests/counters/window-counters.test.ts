@@ -5,8 +5,9 @@ import { createRedisWindowCounters } from "../../src/infrastructure/counters/red
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import type { SqlQueryable } from "../../src/infrastructure/store/sql-executor.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
-import { postgresGate, createTestDatabase, type TestDatabase } from "../settlement/support/postgres-gate.ts";
-import { TEST_REDIS_URL, redisGate } from "./redis-gate.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { postgresGate, createTestDatabase, type TestDatabase } from "../support/postgres.ts";
+import { TEST_REDIS_URL, redisGate } from "../support/redis.ts";
 
 type Backend = Readonly<{ counters: WindowCounters; second?: WindowCounters; other?: WindowCounters; close(): Promise<void> }>;
 
@@ -142,11 +143,8 @@ describeWindowCountersContract("PGlite (real, in memory)", async () => {
 });
 
 const pg = await postgresGate("tests/counters");
-if (pg.failInCi) {
-  test("PostgreSQL must be reachable in CI", () => {
-    throw new Error(pg.failInCi ?? "");
-  });
-} else if (pg.run) {
+failWhenRequired(pg, "PostgreSQL must be reachable in CI");
+if (pg.run) {
   describeWindowCountersContract("PostgreSQL (real server, two connection pools as two replicas)", async () => {
     const database: TestDatabase = await createTestDatabase();
     const stores: OpenedStore[] = [await openStore({ databaseUrl: database.url }), await openStore({ databaseUrl: database.url })];
@@ -163,11 +161,8 @@ if (pg.failInCi) {
 }
 
 const redis = await redisGate("tests/counters");
-if (redis.failInCi) {
-  test("Redis must be reachable in CI", () => {
-    throw new Error(redis.failInCi ?? "");
-  });
-} else if (redis.run) {
+failWhenRequired(redis, "Redis must be reachable in CI");
+if (redis.run) {
   describeWindowCountersContract("Redis (real server, two clients as two replicas)", async () => {
     const prefix = `test:${crypto.randomUUID()}`;
     const clients = [createRedisWindowCounters(TEST_REDIS_URL, 60, prefix), createRedisWindowCounters(TEST_REDIS_URL, 60, prefix)];

@@ -5,7 +5,7 @@ import { readBodyWithinCap } from "../../src/infrastructure/metadata/capped-body
 import { type ResolvedAddress, staticHostResolver } from "../../src/infrastructure/metadata/host-resolver.ts";
 import { createMetadataFetcher } from "../../src/infrastructure/metadata/metadata-fetcher.ts";
 import { type PinnedHttpsTransport, createPinnedHttpsTransport } from "../../src/infrastructure/metadata/pinned-https-transport.ts";
-import { tlsGate } from "./tls-fixture.ts";
+import { tlsGate } from "../support/openssl.ts";
 
 /**
  * Real: a Bun.serve HTTPS server on 127.0.0.1 with a throwaway self-signed certificate, the

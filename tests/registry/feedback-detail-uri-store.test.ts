@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address, Signature } from "@solana/kit";
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlFeedbackDetailUriStore } from "../../src/infrastructure/store/sql-feedback-detail-uri-store.ts";
-import { type TestDatabase, createTestDatabase, postgresGate } from "../settlement/support/postgres-gate.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
 import { testAddress } from "./support/registry-fixtures.ts";
 
 const SIGNATURE = "5".repeat(88) as Signature;
@@ -55,14 +56,8 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
 describeStore("PGlite (in memory)", () => openStore({ inMemory: true }));
 
 const gate = await postgresGate("tests/registry");
-if (gate.failInCi !== null) {
-  const reason = gate.failInCi;
-  describe("feedback detail URI store: PostgreSQL (real server)", () => {
-    test("PostgreSQL must be reachable in CI", () => {
-      throw new Error(reason);
-    });
-  });
-} else if (gate.run) {
+describe("feedback detail URI store: PostgreSQL (real server)", () => failWhenRequired(gate, "PostgreSQL must be reachable in CI"));
+if (gate.run) {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -9,10 +9,11 @@ import { type OpenedStore, openStore } from "../../src/infrastructure/store/inde
 import { type RunningService, spawnService } from "../walkthrough/support/spawn-service.ts";
 import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "./support/ledger-proxy.ts";
 import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
-import { createTestDatabase, postgresGate, type TestDatabase } from "./support/postgres-gate.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 
 const gate = await postgresGate("tests/settlement");
-if (gate.failInCi) test("PostgreSQL must be reachable in CI", () => expect(gate.failInCi).toBeNull());
+failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
 /** Polls `read` until `done` holds or the bound passes; returns the last value read. */
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, boundMs = 15_000): Promise<T> {

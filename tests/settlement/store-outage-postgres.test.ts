@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { ADMIN_URL } from "../store/postgres-harness.ts";
 import { type DedicatedPostgres, dedicatedPostgresAvailability, startDedicatedPostgres } from "./support/dedicated-postgres.ts";
 import { runOutage } from "./support/outage-rig.ts";
-import { createTestDatabase, postgresGate, type TestDatabase } from "./support/postgres-gate.ts";
+import { failWhenRequired, gateOn } from "../support/gate.ts";
+import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 
 const gate = await postgresGate("tests/settlement");
-if (gate.failInCi) test("PostgreSQL must be reachable in CI", () => expect(gate.failInCi).toBeNull());
+failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
 const SETTLEMENTS = 500;
 /** Settlements in flight at once: enough that the fault meets every step (lookup, claim, send, finish). */
 const IN_FLIGHT = 100;
-const inCi = process.env["CI"] === "true" || process.env["CI"] === "1";
 
 (gate.run ? describe : describe.skip)("every backend connection killed, twice, while 500 settlements run 100 at a time (real PostgreSQL, pg_terminate_backend from an admin connection)", () => {
   let database: TestDatabase;
@@ -47,8 +46,7 @@ const inCi = process.env["CI"] === "true" || process.env["CI"] === "1";
 });
 
 const dedicated = dedicatedPostgresAvailability();
-if (!dedicated.ok && inCi) test("a dedicated PostgreSQL server must be possible in CI", () => expect(dedicated.ok ? "" : dedicated.reason).toBe(""));
-if (!dedicated.ok && !inCi) console.warn(`[tests/settlement] SKIPPING the PostgreSQL restart test: ${dedicated.reason}. It fails instead when CI=true.`);
+failWhenRequired(gateOn("tests/settlement", "the PostgreSQL restart test", dedicated.ok ? null : dedicated.reason), "a dedicated PostgreSQL server must be possible in CI");
 
 (dedicated.ok ? describe : describe.skip)("PostgreSQL stopped for 5 s and started again while 500 settlements run 100 at a time (a dedicated server: initdb into a temp dir, pg_ctl on a free port)", () => {
   let server: DedicatedPostgres;

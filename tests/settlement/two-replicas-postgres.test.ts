@@ -4,11 +4,12 @@ import { type OpenedStore, openStore } from "../../src/infrastructure/store/inde
 import { startFaultRig } from "./support/fault-rig.ts";
 import { type LedgerProxy, startLedgerProxy } from "./support/ledger-proxy.ts";
 import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
-import { createTestDatabase, postgresGate, type TestDatabase } from "./support/postgres-gate.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { type JsonReply, type TestService, extensionsOf, postJson, startService } from "./support/service-harness.ts";
 
 const gate = await postgresGate("tests/settlement");
-if (gate.failInCi) test("PostgreSQL must be reachable in CI", () => expect(gate.failInCi).toBeNull());
+failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
 const CONCURRENT = 50;
 

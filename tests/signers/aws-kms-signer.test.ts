@@ -4,7 +4,8 @@ import { getAddressDecoder } from "@solana/kit";
 import type { Signer } from "../../src/application/ports/signer.ts";
 import { ed25519Spki } from "../../src/infrastructure/signers/ed25519-public-key.ts";
 import { createSigner, parseSignerConfigs, SignerError } from "../../src/infrastructure/signers/index.ts";
-import { type FakeKms, startFakeKms } from "./support/fake-kms-server.ts";
+import { type FakeKms, startFakeKms } from "../support/fake-kms-server.ts";
+import { kmsSignerEnv } from "../support/kms-rig.ts";
 
 const SECRET_ACCESS_KEY = "fakeSecretAccessKeyThatMustNeverAppear000";
 const credentials = { accessKeyId: "AKIAFAKETESTKEY00000", secretAccessKey: SECRET_ACCESS_KEY };
@@ -24,15 +25,7 @@ afterAll(async () => {
 });
 
 function kmsEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    FEE_PAYER_SIGNER: "aws-kms",
-    FEE_PAYER_KMS_KEY_ID: kms.keyId,
-    FEE_PAYER_KMS_REGION: "us-east-1",
-    FEE_PAYER_KMS_ENDPOINT: kms.endpoint,
-    FEE_PAYER_KMS_TIMEOUT_MS: "400",
-    FEE_PAYER_KMS_MAX_ATTEMPTS: "3",
-    ...overrides,
-  };
+  return kmsSignerEnv(kms, { FEE_PAYER_KMS_TIMEOUT_MS: "400", FEE_PAYER_KMS_MAX_ATTEMPTS: "3", ...overrides });
 }
 
 async function bootKmsSigner(overrides: Record<string, string> = {}): Promise<Signer> {

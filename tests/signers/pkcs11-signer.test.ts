@@ -5,20 +5,12 @@ import { verifyAsync } from "@noble/ed25519";
 import { getAddressDecoder } from "@solana/kit";
 import type { Signer } from "../../src/application/ports/signer.ts";
 import { createSigner, parseSignerConfigs, SignerError } from "../../src/infrastructure/signers/index.ts";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "./support/softhsm-token.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
 
-const module = findSoftHsmModule();
-const isCI = process.env.CI === "true";
+const { module, ...gate } = softHsmGate("tests/signers", "the pkcs11 signer tests");
 
-if (module === null && !isCI) {
-  console.warn(`SKIPPED pkcs11 signer tests: SoftHSM2 not found. Install with: ${SOFTHSM_INSTALL_COMMAND}`);
-}
-
-if (module === null && isCI) {
-  test("SoftHSM2 is installed (required under CI)", () => {
-    throw new Error(`SoftHSM2 is required under CI: ${SOFTHSM_INSTALL_COMMAND}`);
-  });
-}
+failWhenRequired(gate, "SoftHSM2 is installed (required under CI)");
 
 describe.skipIf(module === null)("pkcs11 signer (real SoftHSM2 token)", () => {
   const PIN = "246810";

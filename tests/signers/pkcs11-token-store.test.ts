@@ -3,7 +3,8 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getAddressDecoder } from "@solana/kit";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "./support/softhsm-token.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
 
 /**
  * What an operator sees when the PKCS#11 module cannot see its token store: each case runs
@@ -11,20 +12,12 @@ import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type So
  * SoftHSM2 reads SOFTHSM2_CONF once, when the library is initialised. The cases that change user
  * run as `nobody` through setpriv, as the image runs as uid 1000, and need root.
  */
-const module = findSoftHsmModule();
-const isCI = process.env.CI === "true";
+const { module, ...gate } = softHsmGate("tests/signers", "the pkcs11 token-store tests");
 const ROOT = resolve(import.meta.dir, "../..");
 const NOBODY = 65534;
 const canSwitchUser = process.getuid?.() === 0 && Bun.which("setpriv") !== null;
 
-if (module === null && !isCI) {
-  console.warn(`SKIPPED pkcs11 token-store tests: SoftHSM2 not found. Install with: ${SOFTHSM_INSTALL_COMMAND}`);
-}
-if (module === null && isCI) {
-  test("SoftHSM2 is installed (required under CI)", () => {
-    throw new Error(`SoftHSM2 is required under CI: ${SOFTHSM_INSTALL_COMMAND}`);
-  });
-}
+failWhenRequired(gate, "SoftHSM2 is installed (required under CI)");
 if (module !== null && !canSwitchUser) {
   console.warn("SKIPPED the token-directory owner cases: they run signer-check as nobody, which needs root and setpriv.");
 }

@@ -17,12 +17,13 @@ import type { Signer } from "../../src/application/ports/signer.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../src/domain/networks.ts";
 import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { createSigner, createLocalSigner, parseSignerConfigs, toKitPartialSigner } from "../../src/infrastructure/signers/index.ts";
-import { type FakeKms, startFakeKms } from "./support/fake-kms-server.ts";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "./support/softhsm-token.ts";
+import { type FakeKms, startFakeKms } from "../support/fake-kms-server.ts";
+import { fakeKmsCredentials, kmsSignerEnv } from "../support/kms-rig.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
 
 const USDC = address(DEVNET_USDC_MINT);
-const softHsmModule = findSoftHsmModule();
-const isCI = process.env.CI === "true";
+const { module: softHsmModule, ...softHsm } = softHsmGate("tests/signers", "PKCS#11 ledger settlement");
 
 /**
  * The x402 settlement shape: the client's key authorises a USDC TransferChecked, the
@@ -114,26 +115,15 @@ describe("a settlement signed by each adapter confirms on the embedded ledger (r
   });
 
   test("AWS KMS (mock AWS KMS endpoint, real SDK)", async () => {
-    const env = {
-      FEE_PAYER_SIGNER: "aws-kms",
-      FEE_PAYER_KMS_KEY_ID: kms.keyId,
-      FEE_PAYER_KMS_REGION: "us-east-1",
-      FEE_PAYER_KMS_ENDPOINT: kms.endpoint,
-    };
-    const signer = await boot(env, { env, kms: { credentials: { accessKeyId: "AKIATEST", secretAccessKey: "test" } } });
+    const env = kmsSignerEnv(kms);
+    const signer = await boot(env, { env, kms: { credentials: fakeKmsCredentials() } });
     await settleThrough(ledger, signer);
     expect(kms.requests.some((r) => r.target === "TrentService.Sign")).toBe(true);
   });
 
+  failWhenRequired(softHsm, "PKCS#11 (SoftHSM2 required under CI)");
   if (softHsmModule === null) {
-    if (isCI) {
-      test("PKCS#11 (SoftHSM2 required under CI)", () => {
-        throw new Error(`SoftHSM2 is required under CI: ${SOFTHSM_INSTALL_COMMAND}`);
-      });
-    } else {
-      console.warn(`SKIPPED PKCS#11 ledger settlement: SoftHSM2 not found. Install with: ${SOFTHSM_INSTALL_COMMAND}`);
-      test.skip("PKCS#11 HSM (real SoftHSM2 token)", () => {});
-    }
+    if (!softHsm.failInCi) test.skip("PKCS#11 HSM (real SoftHSM2 token)", () => {});
   } else {
     test("PKCS#11 HSM (real SoftHSM2 token)", async () => {
       if (token === null) throw new Error("token was not created");

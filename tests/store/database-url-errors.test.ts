@@ -4,8 +4,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStore, StoreUnavailableError } from "../../src/infrastructure/store/index.ts";
-import { postgresGate } from "../settlement/support/postgres-gate.ts";
-import { ADMIN_URL } from "./postgres-harness.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { ADMIN_URL, postgresGate } from "../support/postgres.ts";
 
 /**
  * A database the service cannot use is reported naming DATABASE_URL, the setting to fix, with the
@@ -87,12 +87,7 @@ describe("DATABASE_URL errors (closed local port, wire-level fake server)", () =
 });
 
 const gate = await postgresGate("tests/store database-url-errors");
-if (gate.failInCi !== null) {
-  const reason = gate.failInCi;
-  test("PostgreSQL is reachable (required under CI)", () => {
-    throw new Error(reason);
-  });
-}
+failWhenRequired(gate, "PostgreSQL is reachable (required under CI)");
 
 describe.skipIf(!gate.run)("DATABASE_URL errors (real PostgreSQL)", () => {
   test("a database that does not exist on the server: names DATABASE_URL and says so (3D000)", async () => {

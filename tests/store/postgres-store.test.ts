@@ -10,32 +10,15 @@ import {
   StoreUnavailableError,
 } from "../../src/infrastructure/store/index.ts";
 import { draft } from "./settlement-fixtures.ts";
-import type { TestDatabase } from "./postgres-harness.ts";
-import { ADMIN_URL, createTestDatabase, probePostgres } from "./postgres-harness.ts";
+import { failWhenRequired } from "../support/gate.ts";
+import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { describeSettlementStoreContract } from "./settlement-store-contract.ts";
 
 // Real PostgreSQL server; each run creates settle_test_<random> databases and drops them.
-const reachability = await probePostgres();
-const inCi = process.env["CI"] === "true" || process.env["CI"] === "1";
+const gate = await postgresGate("tests/store");
+failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
-if (!reachability.ok && inCi) {
-  describe("PostgreSQL (real server)", () => {
-    test("PostgreSQL must be reachable in CI", () => {
-      throw new Error(
-        `PostgreSQL is not reachable at ${new URL(ADMIN_URL).host} (${reachability.reason}); ` +
-          "CI requires it. Start it or set TEST_POSTGRES_URL.",
-      );
-    });
-  });
-} else if (!reachability.ok) {
-  console.warn(
-    `[tests/store] SKIPPING PostgreSQL tests: not reachable at ${new URL(ADMIN_URL).host} ` +
-      `(${reachability.reason}). They fail instead of skipping when CI=true.`,
-  );
-  describe.skip("PostgreSQL (real server, unreachable)", () => {
-    test("skipped", () => {});
-  });
-} else {
+if (gate.run) {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();

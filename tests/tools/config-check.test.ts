@@ -8,8 +8,8 @@ import { join, resolve } from "node:path";
 import { getBase58Decoder } from "@solana/kit";
 import { loadOrCreateDevKeypair } from "../../src/infrastructure/signers/dev-keypair.ts";
 import { LATEST_SCHEMA_VERSION, openStore } from "../../src/infrastructure/store/index.ts";
-import { redisGate, TEST_REDIS_URL } from "../counters/redis-gate.ts";
-import { createTestDatabase, postgresGate } from "../settlement/support/postgres-gate.ts";
+import { redisGate, TEST_REDIS_URL } from "../support/redis.ts";
+import { createTestDatabase, postgresGate } from "../support/postgres.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const TOOL = resolve(ROOT, "src/tools/config-check.ts");

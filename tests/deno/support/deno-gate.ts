@@ -1,20 +1,15 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { type Gate, gateOn } from "../../support/gate.ts";
 
 export const ROOT = resolve(import.meta.dir, "../../..");
 /** The binary the `deno` npm package (devDependency) installs. */
 export const DENO = resolve(ROOT, "node_modules/.bin/deno");
 
-/**
- * Whether the tests that need the real deno binary run. Without it they are skipped with the
- * reason printed, and fail instead under CI=true, like the PostgreSQL and Redis gates.
- */
-export function denoGate(area: string): Readonly<{ run: boolean; failInCi: string | null }> {
-  if (existsSync(DENO)) return { run: true, failInCi: null };
+/** Whether the tests that need the real deno binary run (see tests/support/gate.ts). */
+export function denoGate(area: string): Gate {
   const missing = `no deno binary at node_modules/.bin/deno (npm ci installs it with the deno devDependency)`;
-  if (process.env["CI"] === "true" || process.env["CI"] === "1") return { run: false, failInCi: `${missing}; CI requires it.` };
-  console.warn(`[${area}] SKIPPING the Deno tests: ${missing}. They fail instead when CI=true.`);
-  return { run: false, failInCi: null };
+  return gateOn(area, "the Deno tests", existsSync(DENO) ? null : missing);
 }
 
 /** The environment a deno child needs: no update check, no colours in its messages. */

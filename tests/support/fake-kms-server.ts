@@ -1,5 +1,5 @@
 import { getPublicKeyAsync, signAsync } from "@noble/ed25519";
-import { ed25519Spki } from "../../../src/infrastructure/signers/ed25519-public-key.ts";
+import { ed25519Spki } from "../../src/infrastructure/signers/ed25519-public-key.ts";
 
 /**
  * A local stand-in for AWS KMS speaking the AWS JSON 1.1 protocol (`X-Amz-Target:

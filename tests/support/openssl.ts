@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Gate, gateOn } from "./gate.ts";
 
 export type SelfSignedCert = Readonly<{ cert: string; key: string }>;
 
@@ -36,11 +37,9 @@ export function makeSelfSignedCert(): SelfSignedCert | { missing: string } {
   }
 }
 
-/** Skips locally with the reason printed; fails under CI=true, like the PostgreSQL and Redis gates. */
-export function tlsGate(area: string): Readonly<{ cert: SelfSignedCert | null; failInCi: string | null }> {
+/** Whether the real TLS server tests run (see gate.ts); the certificate when they do. */
+export function tlsGate(area: string): Gate & Readonly<{ cert: SelfSignedCert | null }> {
   const made = makeSelfSignedCert();
-  if ("cert" in made) return { cert: made, failInCi: null };
-  if (process.env["CI"] === "true" || process.env["CI"] === "1") return { cert: null, failInCi: `${made.missing}; CI requires it.` };
-  console.warn(`[${area}] SKIPPING the real TLS server tests: ${made.missing}. They fail instead when CI=true.`);
-  return { cert: null, failInCi: null };
+  const gate = gateOn(area, "the real TLS server tests", "cert" in made ? null : made.missing);
+  return { ...gate, cert: "cert" in made ? made : null };
 }

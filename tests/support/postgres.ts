@@ -1,4 +1,5 @@
 import postgres from "postgres";
+import { type Gate, gateOn } from "./gate.ts";
 
 /**
  * Real PostgreSQL for tests: the server at TEST_POSTGRES_URL (default the local trust-auth
@@ -19,6 +20,13 @@ export async function probePostgres(): Promise<Reachability> {
   } finally {
     await sql.end({ timeout: 1 });
   }
+}
+
+/** Whether the real PostgreSQL tests run (see gate.ts). */
+export async function postgresGate(area: string): Promise<Gate> {
+  const reachability = await probePostgres();
+  const where = new URL(ADMIN_URL).host;
+  return gateOn(area, "PostgreSQL tests", reachability.ok ? null : `PostgreSQL is not reachable at ${where} (${reachability.reason}); start it or set TEST_POSTGRES_URL`);
 }
 
 export type TestDatabase = Readonly<{ url: string; name: string; drop(): Promise<void> }>;

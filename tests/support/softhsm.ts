@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dlopen, FFIType } from "bun:ffi";
+import { type Gate, gateOn } from "./gate.ts";
 
 export const SOFTHSM_INSTALL_COMMAND = "apt-get install -y softhsm2 opensc";
 
@@ -18,6 +19,13 @@ const MODULE_CANDIDATES = [
 export function findSoftHsmModule(): string | null {
   if (Bun.which("softhsm2-util") === null || Bun.which("pkcs11-tool") === null) return null;
   return MODULE_CANDIDATES.find((path) => path !== undefined && existsSync(path)) ?? null;
+}
+
+/** Whether the SoftHSM2 tests run (see gate.ts); the module path when they do. */
+export function softHsmGate(area: string, what = "the SoftHSM2 tests"): Gate & Readonly<{ module: string | null }> {
+  const module = findSoftHsmModule();
+  const gate = gateOn(area, what, module === null ? `SoftHSM2 not found (install with: ${SOFTHSM_INSTALL_COMMAND})` : null);
+  return { ...gate, module };
 }
 
 export type SoftHsmKey = Readonly<{ label: string; idHex: string; publicKey: Uint8Array }>;
