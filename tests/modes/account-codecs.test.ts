@@ -71,6 +71,10 @@ describe("Delegation codec (kit codec vs hand-written IDL layout)", () => {
   const cases: Record<string, Delegation> = {
     "no options set, one allowed token": delegation(),
     "revoked sub-delegation with two allowed programs": delegation({
+      // Alternating flags, so two swapped booleans in the layout show.
+      canGiveFeedback: true,
+      canUpdatePricing: true,
+      canManage: true,
       parentDelegation: testAddress(40),
       depth: 1,
       revokedAt: -5n,

@@ -105,7 +105,7 @@ describe("registry account codecs (kit codecs vs hand-written IDL byte layouts)"
   });
 
   test("FeedbackEntry: fixed layout round trip", () => {
-    const entry = feedbackEntry(testAddress(1, 9), 2, { score: 100, revoked: true, tag2: hashBytes("speed") });
+    const entry = feedbackEntry(testAddress(1, 9), 2, { score: 100, revoked: true, tag2: hashBytes("speed"), authVerified: true, hasPaymentProof: false });
     const w = new BorshBytes().raw(anchorDiscriminator("account:FeedbackEntry")).pubkey(entry.nftMint).pubkey(entry.reviewer).u8(entry.score);
     w.raw(entry.tag1).raw(entry.tag2).bool(entry.authVerified).bool(entry.hasPaymentProof).u64(entry.paymentAmount);
     w.pubkey(entry.paymentToken).bool(entry.revoked).i64(entry.createdAt).u8(entry.bump);
