@@ -9,6 +9,7 @@ import {
   getU8Encoder,
   getUtf8Encoder,
   type Address,
+  type Encoder,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 
@@ -29,27 +30,16 @@ export class BorshBytes {
     this.size += bytes.length;
     return this;
   }
-  u8(value: number): this {
-    return this.raw(getU8Encoder().encode(value));
+  private put<T>(encoder: Encoder<T>, value: T): this {
+    return this.raw(encoder.encode(value));
   }
-  bool(value: boolean): this {
-    return this.raw(getBooleanEncoder().encode(value));
-  }
-  u16(value: number): this {
-    return this.raw(getU16Encoder().encode(value));
-  }
-  u32(value: number): this {
-    return this.raw(getU32Encoder().encode(value));
-  }
-  u64(value: bigint): this {
-    return this.raw(getU64Encoder().encode(value));
-  }
-  i64(value: bigint): this {
-    return this.raw(getI64Encoder().encode(value));
-  }
-  pubkey(address: Address): this {
-    return this.raw(getAddressEncoder().encode(address));
-  }
+  readonly u8 = (value: number) => this.put(getU8Encoder(), value);
+  readonly bool = (value: boolean) => this.put(getBooleanEncoder(), value);
+  readonly u16 = (value: number) => this.put(getU16Encoder(), value);
+  readonly u32 = (value: number) => this.put(getU32Encoder(), value);
+  readonly u64 = (value: bigint) => this.put(getU64Encoder(), value);
+  readonly i64 = (value: bigint) => this.put(getI64Encoder(), value);
+  readonly pubkey = (address: Address) => this.put(getAddressEncoder(), address);
   /** u32 byte length, then UTF-8. */
   string(text: string): this {
     const utf8 = getUtf8Encoder().encode(text);
