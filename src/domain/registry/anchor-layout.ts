@@ -12,9 +12,9 @@ import { decodeAccountData, type DecodeResult } from "./decode-result.ts";
 
 /**
  * Field name -> kit codec, in IDL order. Object keys keep their insertion order (none of these
- * names is an integer), so the record is the Borsh field order.
+ * names is an integer), so the record is the Borsh field order. `never` in and `unknown` out is
+ * the widest codec type: every kit codec meets it, and the field types are inferred below.
  */
-// The widest codec type: `never` in, `unknown` out accepts every kit codec.
 export type LayoutFields = Readonly<Record<string, Encoder<never> & Decoder<unknown>>>;
 
 type EncodedFields<F extends LayoutFields> = { [K in keyof F]: F[K] extends Encoder<infer From> ? From : never };
