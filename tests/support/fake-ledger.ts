@@ -9,11 +9,13 @@ const EVERY_METHOD_LISTED: [Exclude<keyof Ledger, (typeof LEDGER_METHODS)[number
 void EVERY_METHOD_LISTED;
 
 /**
- * A Ledger port for unit tests: the methods a test gives answer as it scripts them; every other
- * method rejects naming itself, so a code path that reaches the ledger unexpectedly fails loudly.
+ * The one fake Ledger port of the unit tests: the methods a test gives answer as it scripts them;
+ * every other method rejects naming itself (with `refusal`'s error: a plain Error, or the
+ * LedgerError a caller is meant to survive), so a code path that reaches the ledger unexpectedly
+ * fails loudly. The area fakes (verification, modes, registry) are this plus their own state.
  */
-export function fakeLedger(methods: Partial<Ledger>, purpose = "this test"): Ledger {
-  const unused = (name: keyof Ledger) => () => Promise.reject(new Error(`${name} is not used by ${purpose}`));
+export function fakeLedger(methods: Partial<Ledger>, purpose = "this test", refusal: (message: string) => Error = (message) => new Error(message)): Ledger {
+  const unused = (name: keyof Ledger) => () => Promise.reject(refusal(`fake ledger: ${name} is not used by ${purpose}`));
   const ledger = Object.fromEntries(LEDGER_METHODS.map((name) => [name, methods[name] ?? unused(name)]));
   return Object.freeze(ledger as Ledger);
 }

@@ -1,5 +1,6 @@
 import type { Address, Signature } from "@solana/kit";
 import type { AccountSnapshot, Ledger, SignatureStatus, TransactionEffects } from "../../../src/application/ports/ledger.ts";
+import { fakeLedger } from "../../support/fake-ledger.ts";
 
 /**
  * Hand-written fake Ledger for the mode checks: accounts, signature statuses and transaction
@@ -22,8 +23,8 @@ export function createFakeModeLedger(): FakeModeLedger {
   const transactions = new Map<string, TransactionEffects>();
   const reads: Address[] = [];
   const transactionReads: Signature[] = [];
-  const unused = (name: string) => () => Promise.reject(new Error(`fake ledger: ${name} is not used by the mode checks`));
   return {
+    ...fakeLedger({}, "the mode checks"),
     reads,
     transactionReads,
     putAccount(address, owner, data) {
@@ -50,12 +51,5 @@ export function createFakeModeLedger(): FakeModeLedger {
       transactionReads.push(signature);
       return transactions.get(signature) ?? null;
     },
-    getLatestBlockhash: unused("getLatestBlockhash"),
-    isBlockhashValid: unused("isBlockhashValid"),
-    getBlockHeight: unused("getBlockHeight"),
-    getProgramAccounts: unused("getProgramAccounts"),
-    simulateTransaction: unused("simulateTransaction"),
-    sendTransaction: unused("sendTransaction"),
-    ping: unused("ping"),
   };
 }

@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import type { AccountSnapshot, Ledger, ProgramAccountFilter } from "../../../src/application/ports/ledger.ts";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
+import { fakeLedger } from "../../support/fake-ledger.ts";
 
 /**
  * Hand-written in-memory Ledger (mock): only account reads are implemented. It records every
@@ -26,9 +27,8 @@ export function createFakeLedger(program: Address): FakeLedger {
   let gate: Promise<void> | null = null;
   let leakForeign = false;
 
-  const unsupported = (name: string) => () => Promise.reject(new LedgerError("unavailable", `${name} is not part of the fake`));
-
   return Object.freeze({
+    ...fakeLedger({}, "the registry fake", (message) => new LedgerError("unavailable", message)),
     calls,
     put(address: Address, data: Uint8Array, owner: Address = program) {
       accounts.set(address, { address, owner, lamports: 1_000_000n, data, executable: false });
@@ -60,13 +60,6 @@ export function createFakeLedger(program: Address): FakeLedger {
     },
     getAccount: async (address: Address) => accounts.get(address) ?? null,
     getMultipleAccounts: async (addresses: readonly Address[]) => addresses.map((a) => accounts.get(a) ?? null),
-    getLatestBlockhash: unsupported("getLatestBlockhash"),
-    isBlockhashValid: unsupported("isBlockhashValid"),
-    getBlockHeight: unsupported("getBlockHeight"),
-    simulateTransaction: unsupported("simulateTransaction"),
-    sendTransaction: unsupported("sendTransaction"),
-    getSignatureStatuses: unsupported("getSignatureStatuses"),
-    getTransactionEffects: unsupported("getTransactionEffects"),
     ping: async () => {},
   });
 }

@@ -2,6 +2,7 @@ import type { Address } from "@solana/kit";
 import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-program/token";
 import type { AccountSnapshot, Ledger, SimulationOutcome } from "../../../src/application/ports/ledger.ts";
 import { DEVNET_USDC_MINT } from "../../../src/domain/networks.ts";
+import { fakeLedger } from "../../support/fake-ledger.ts";
 
 /** A token account as the funds check reads it; `null` makes the source account missing. */
 export type FakeTokenAccount = Readonly<{
@@ -35,19 +36,17 @@ export function createFakeLedger(owner: Address | null = null): FakeLedger {
   let simulation: SimulationOutcome | Error = { ok: true, unitsConsumed: 6_000n, logs: [] };
   let last: { wire: Uint8Array; sigVerify: boolean | undefined } | null = null;
   const calls = { simulate: 0, blockhash: 0, account: 0 };
-  const unused = (name: string) => () => Promise.reject(new Error(`fake ledger: ${name} is not used by verification`));
   return {
+    ...fakeLedger({}, "verification"),
     calls,
     setTokenAccount: (account) => void (tokenAccount = account),
     setBlockhashValid: (valid) => void (blockhashValid = valid),
     setSimulation: (outcome) => void (simulation = outcome),
     lastSimulated: () => last,
-    getLatestBlockhash: unused("getLatestBlockhash"),
     async isBlockhashValid() {
       calls.blockhash++;
       return blockhashValid;
     },
-    getBlockHeight: unused("getBlockHeight"),
     async getAccount(address: Address) {
       calls.account++;
       return tokenAccount === null ? null : encodeTokenAccount(address, tokenAccount);
@@ -56,16 +55,12 @@ export function createFakeLedger(owner: Address | null = null): FakeLedger {
       calls.account++;
       return addresses.map((address) => (tokenAccount === null ? null : encodeTokenAccount(address, tokenAccount)));
     },
-    getProgramAccounts: unused("getProgramAccounts"),
     async simulateTransaction(wire, options) {
       calls.simulate++;
       last = { wire, sigVerify: options?.sigVerify };
       if (simulation instanceof Error) throw simulation;
       return simulation;
     },
-    sendTransaction: unused("sendTransaction"),
-    getSignatureStatuses: unused("getSignatureStatuses"),
-    getTransactionEffects: unused("getTransactionEffects"),
     ping: () => Promise.resolve(),
   };
 }
