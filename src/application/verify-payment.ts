@@ -14,6 +14,7 @@ import { verifyPaymentTransaction } from "../domain/verification/verify-transact
 import { toTokenAccountView } from "./modes/read-token-account.ts";
 import { LedgerError, type Ledger } from "./ports/ledger.ts";
 import type { PayToPolicy } from "./ports/pay-to-policy.ts";
+import type { PayerPaymentId } from "./ports/settlement-store.ts";
 
 export type VerifyPaymentDeps = Readonly<{
   ledger: Ledger;
@@ -43,9 +44,6 @@ export type VerifyPaymentDeps = Readonly<{
   /** Blockhash validity shared by concurrent verifications (`createSharedBlockhashCheck`); default: ask the ledger each time. */
   blockhashCheck?: BlockhashCheck;
 }>;
-
-/** A paymentId names one payment of one payer: ids are scoped to the payer, never global. */
-export type PayerPaymentId = Readonly<{ payer: string; paymentId: string }>;
 
 export type VerifiedPayment = Readonly<{
   ok: true;

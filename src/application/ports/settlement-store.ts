@@ -16,8 +16,8 @@ export class StoreUnavailable extends Error {
   override readonly name: string = "StoreUnavailable";
 }
 
-/** What a settlement claim writes before anything reaches the ledger. */
-export type SettlementDraft = Readonly<{
+/** A payment's idempotency key and terms: what a settle request is compared with and its record keeps. */
+export type PaymentTerms = Readonly<{
   /** Idempotency key: hex SHA-256 of the transaction message bytes (or of the mode's proof). */
   key: string;
   paymentId: string | null;
@@ -25,15 +25,20 @@ export type SettlementDraft = Readonly<{
   payTo: string;
   asset: string;
   amount: bigint;
-  network: string;
-  mode: SettlementMode;
-  /** Our signature, known before submission because ed25519 is deterministic. */
-  signature: string;
-  /** Base64 of the fully signed wire transaction, kept so recovery can resubmit the same bytes. */
-  wireTransaction: string | null;
-  /** Block height after which the transaction can never land; null when nothing is submitted. */
-  lastValidBlockHeight: bigint | null;
 }>;
+
+/** What a settlement claim writes before anything reaches the ledger. */
+export type SettlementDraft = PaymentTerms &
+  Readonly<{
+    network: string;
+    mode: SettlementMode;
+    /** Our signature, known before submission because ed25519 is deterministic. */
+    signature: string;
+    /** Base64 of the fully signed wire transaction, kept so recovery can resubmit the same bytes. */
+    wireTransaction: string | null;
+    /** Block height after which the transaction can never land; null when nothing is submitted. */
+    lastValidBlockHeight: bigint | null;
+  }>;
 
 export type SettlementRecord = SettlementDraft &
   Readonly<{

@@ -1,17 +1,7 @@
 import { type Clock, systemClock } from "../ports/clock.ts";
-import { type SettlementRecord, type SettlementStore, StoreUnavailable } from "../ports/settlement-store.ts";
+import { type PaymentTerms, type SettlementRecord, type SettlementStore, StoreUnavailable } from "../ports/settlement-store.ts";
 import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
-
-/** What a new settle of a payment is compared with: its key, paymentId and terms. */
-export type PaymentTerms = Readonly<{
-  key: string;
-  paymentId: string | null;
-  payer: string;
-  payTo: string;
-  asset: string;
-  amount: bigint;
-}>;
 
 export type PreviousDeps = Readonly<{
   store: SettlementStore;

@@ -15,6 +15,7 @@ import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import {
   type BudgetedClaimResult,
+  type PaymentTerms,
   type SettlementDraft,
   type SettlementRecord,
   type SettlementStore,
@@ -39,25 +40,15 @@ export type SettlementCandidate = TransactionCandidate | RecordCandidate;
  * Atomic and attestation modes: the client already landed the transfer (`txSignature`), so
  * settlement only records it, exactly once per paymentId.
  */
-export type RecordCandidate = CandidateTerms &
+export type RecordCandidate = PaymentTerms &
   Readonly<{
     kind: "record";
     mode: "atomic" | "attestation";
     txSignature: string;
   }>;
 
-/** What every candidate records: its idempotency key and the payment's terms. */
-type CandidateTerms = Readonly<{
-  key: string;
-  paymentId: string | null;
-  payer: string;
-  payTo: string;
-  asset: string;
-  amount: bigint;
-}>;
-
 /** A verified transaction that only lacks our fee-payer signature. */
-export type TransactionCandidate = CandidateTerms &
+export type TransactionCandidate = PaymentTerms &
   Readonly<{
     kind: "transaction";
     mode: SettlementMode;
@@ -305,7 +296,7 @@ async function signAndClaim(deps: SettleTransactionDeps, candidate: TransactionC
 
 /** What a claim stores: the candidate's terms plus what this attempt sends (nothing, for a record). */
 export function draftOf(
-  candidate: CandidateTerms & Readonly<{ mode: SettlementMode }>,
+  candidate: PaymentTerms & Readonly<{ mode: SettlementMode }>,
   network: string,
   attempt: Pick<SettlementDraft, "signature" | "wireTransaction" | "lastValidBlockHeight">,
 ): SettlementDraft {
