@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type Address, getAddressDecoder } from "@solana/kit";
@@ -11,6 +10,7 @@ import { DEFAULT_AMOUNT, type FundingLedger, fundedPayment } from "../settlement
 import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "../support/softhsm.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { copyArgs, execForm, finalStage, last, parseDockerfile, splitFlags, stageEnv, type Stage } from "./support/dockerfile.ts";
+import { unusedPort } from "../support/ports.ts";
 
 /**
  * The image's install replayed (npm ci --omit=dev into a temp dir, run as an unprivileged user).
@@ -106,7 +106,7 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
       SOFTHSM2_CONF: join(token.dir, "softhsm2.conf"),
     };
     expect(serviceEnv["NODE_ENV"]).toBe("production");
-    service = await startService(app, { ...serviceEnv, FACILITATOR_PORT: String(await freePort()) });
+    service = await startService(app, { ...serviceEnv, FACILITATOR_PORT: String(await unusedPort()) });
   }, 600_000);
 
   afterAll(async () => {
@@ -147,7 +147,7 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
   });
 
   test.skipIf(!existsSync(join(ROOT, "src/tools/config-check.ts")))("`bun src/tools/config-check.ts`, as documented for the image, accepts this configuration", async () => {
-    const run = await asNobody([process.execPath, "src/tools/config-check.ts"], app, { ...serviceEnv, FACILITATOR_PORT: String(await freePort()) });
+    const run = await asNobody([process.execPath, "src/tools/config-check.ts"], app, { ...serviceEnv, FACILITATOR_PORT: String(await unusedPort()) });
     expect({ code: run.code, output: run.output }).toEqual({ code: 0, output: run.output });
     expect(run.output).not.toContain(PIN);
   });
@@ -184,7 +184,7 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
     const command = withDevBun(execForm(healthcheck) ?? []);
     const env = { PATH: "/usr/bin:/bin", ROLE: "facilitator", FACILITATOR_PORT: String(running.port) };
     expect((await asNobody(command, app, env)).code).toBe(0);
-    expect((await asNobody(command, app, { ...env, FACILITATOR_PORT: String(await freePort()) })).code).toBe(1);
+    expect((await asNobody(command, app, { ...env, FACILITATOR_PORT: String(await unusedPort()) })).code).toBe(1);
   });
 
   test("SIGTERM stops the service cleanly (exit 0)", async () => {
@@ -333,13 +333,4 @@ function chownTree(path: string, uid: number): void {
     if (entry.isDirectory()) chownTree(child, uid);
     else chownSync(child, uid, uid);
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }

@@ -2,18 +2,8 @@
 // alive on both interfaces, the facilitator leaves rotation (it can neither verify nor settle),
 // the registry stays in rotation (reads come from its index) and reports itself degraded.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createServer } from "node:net";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
-
-/** A local port nothing listens on: connections are refused at once, like an RPC that is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
+import { unusedPort } from "../support/ports.ts";
 
 type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
 
@@ -25,7 +15,7 @@ async function get(app: Handles, path: string) {
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startService({ SOLANA_RPC_URL: `http://127.0.0.1:${await closedPort()}`, RECONCILE_INTERVAL_SECONDS: "3600" });
+  service = await startService({ SOLANA_RPC_URL: `http://127.0.0.1:${await unusedPort()}`, RECONCILE_INTERVAL_SECONDS: "3600" });
 }, 30_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { openStore, StoreUnavailableError } from "../../src/infrastructure/store/index.ts";
 import { failWhenRequired } from "../support/gate.ts";
 import { ADMIN_URL, postgresGate } from "../support/postgres.ts";
+import { unusedPort } from "../support/ports.ts";
 
 /**
  * A database the service cannot use is reported naming DATABASE_URL, the setting to fix, with the
@@ -38,7 +39,7 @@ describe("DATABASE_URL errors (closed local port, wire-level fake server)", () =
   });
 
   test("nothing listening: names DATABASE_URL and says the connection was refused", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const failure = await openFailure(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/settlements`);
     expect(failure.message).toBe(
       `settlement store unavailable: DATABASE_URL (postgres://127.0.0.1:${port}/settlements): connection refused: nothing listens at that host and port (ECONNREFUSED)`,
@@ -60,7 +61,7 @@ describe("DATABASE_URL errors (closed local port, wire-level fake server)", () =
   }
 
   test("the process itself: `bun src/main.ts` against a closed port exits 1 with one log line naming DATABASE_URL, never the URL", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const dataDir = mkdtempSync(join(tmpdir(), "database-url-errors-"));
     const child = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: ROOT,
@@ -121,14 +122,4 @@ async function refusingServer(sqlstate: string, text: string): Promise<{ server:
 
 function field(type: string, value: string): Buffer {
   return Buffer.concat([Buffer.from(type, "latin1"), Buffer.from(value, "utf8"), Buffer.from([0])]);
-}
-
-/** A port that was just free: bind port 0, read it, release it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createServer } from "node:net";
+import { unusedPort } from "../support/ports.ts";
 
 /**
  * Runs the PostgreSQL test file in a child `bun test` against a closed local port (no
@@ -20,7 +20,7 @@ describe("PostgreSQL test gate (child bun test, closed local port)", () => {
 });
 
 async function runPostgresSuite(extraEnv: Record<string, string>): Promise<{ exitCode: number; output: string }> {
-  const port = await closedPort();
+  const port = await unusedPort();
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && name !== "CI") env[name] = value;
@@ -38,13 +38,4 @@ async function runPostgresSuite(extraEnv: Record<string, string>): Promise<{ exi
     child.exited,
   ]);
   return { exitCode, output: `${stdout}\n${stderr}` };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }

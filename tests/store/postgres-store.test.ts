@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createServer } from "node:net";
 import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
 import postgres from "postgres";
 import {
@@ -13,6 +12,7 @@ import { draft } from "./settlement-fixtures.ts";
 import { failWhenRequired } from "../support/gate.ts";
 import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { describeSettlementStoreContract } from "./settlement-store-contract.ts";
+import { unusedPort } from "../support/ports.ts";
 
 // Real PostgreSQL server; each run creates settle_test_<random> databases and drops them.
 const gate = await postgresGate("tests/store");
@@ -108,7 +108,7 @@ if (gate.run) {
 
 describe("PostgreSQL connection failures (closed local port, no server)", () => {
   test("an unreachable server throws StoreUnavailableError without the password", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const url = `postgres://settler:s3cret-pw@127.0.0.1:${port}/settlements`;
     const failure = await openStore({ databaseUrl: url }).then(
       () => null,
@@ -124,13 +124,3 @@ describe("PostgreSQL connection failures (closed local port, no server)", () => 
     await expect(openStore({ databaseUrl: "mysql://u:p@localhost/db" })).rejects.toThrow(/postgres:\/\//);
   });
 });
-
-/** A port that was just free: bind port 0, read it, release it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}

@@ -5,9 +5,9 @@
  * (initdb refuses root); otherwise as the current user.
  */
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { unusedPort } from "../../support/ports.ts";
 
 export type DedicatedPostgres = Readonly<{
   url: string;
@@ -39,7 +39,7 @@ export async function startDedicatedPostgres(bin: string): Promise<DedicatedPost
   }
   const as = (command: string[]) => (asRoot ? ["runuser", "-u", "postgres", "--", ...command] : command);
   const data = join(dir, "data");
-  const port = await freePort();
+  const port = await unusedPort();
   run(as([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]));
   const pgCtl = (args: string[]) => run(as([join(bin, "pg_ctl"), "-D", data, "-w", "-t", "30", ...args]));
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=50`;
@@ -64,13 +64,4 @@ function run(command: string[]): string {
   const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
   if (result.exitCode !== 0) throw new Error(`${command.join(" ")} exited ${result.exitCode}: ${result.stderr.toString().trim()}`);
   return result.stdout.toString();
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
