@@ -7,7 +7,8 @@ import { productionProblems } from "./infrastructure/config/production-guard.ts"
 import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
 import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
-import { ConfigurationError, VERSION, buildService, serveLedgerRpc } from "./service.ts";
+import { isCoded } from "./domain/coded-error.ts";
+import { VERSION, buildService, serveLedgerRpc } from "./service.ts";
 
 /**
  * A backstop behind the error layer's 64 KiB cap: the listener itself refuses anything larger
@@ -44,7 +45,7 @@ let service: Awaited<ReturnType<typeof buildService>>;
 try {
   service = await buildService(config, process.env, logger);
 } catch (error) {
-  const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+  const problems = isCoded(error, "CONFIGURATION_INVALID") ? [error.detail].flat() : [error instanceof Error ? error.message : String(error)];
   logger.error("start-up failed", { errors: problems });
   process.exit(1);
 }

@@ -14,6 +14,7 @@ import { type VerifyPaymentDeps, createSharedBlockhashCheck } from "./applicatio
 import { type PaymentCheckDeps, checkPayment } from "./application/modes/check-payment.ts";
 import { modeDepsOf } from "./application/modes/check-mode-payment.ts";
 import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-replay.ts";
+import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
@@ -71,11 +72,9 @@ export type Service = Readonly<{
   close(graceMs?: number): Promise<void>;
 }>;
 
-export class ConfigurationError extends Error {
-  override readonly name = "ConfigurationError";
-  constructor(readonly problems: readonly string[]) {
-    super(problems.join("; "));
-  }
+/** Settings that cannot make a service: every problem, for main.ts to report before exiting. */
+function configurationError(problems: readonly string[]): CodedError<"CONFIGURATION_INVALID"> {
+  return new CodedError("CONFIGURATION_INVALID", problems);
 }
 
 /**
@@ -100,14 +99,14 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger }), metrics);
 
   // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
-  if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw new ConfigurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
+  if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw configurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
   if (embeddedLedger && config.SEED_SAMPLE_AGENTS !== false) {
     const usdcMint = (config.USDC_MINT.split(",")[0] ?? "").trim() as Address;
     logger.info("seeded sample agents", await seedSampleAgents(embeddedLedger, { programId: config.REGISTRY_PROGRAM_ID as Address, usdcMint }));
   }
 
   const signerConfigs = parseSignerConfigs(env, "FEE_PAYER_");
-  if (!signerConfigs.ok) throw new ConfigurationError(signerConfigs.errors);
+  if (!signerConfigs.ok) throw configurationError(signerConfigs.errors);
   const signers: Signer[] = [...(await createSigners(signerConfigs.configs, { env }))];
   if (signers.length === 0 && embeddedLedger) {
     const dev = await loadOrCreateDevKeypair(join(config.DATA_DIR, "fee-payer.json"));
@@ -303,7 +302,7 @@ function acceptedAssetsOf(config: AppConfig): readonly Address[] {
 function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
   const { PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: bps } = config;
   if (treasury === undefined && bps === undefined) return null;
-  if (treasury === undefined || bps === undefined) throw new ConfigurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
+  if (treasury === undefined || bps === undefined) throw configurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
   return Object.freeze({ treasury: treasury as Address, bps });
 }
 

@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { CodedError } from "../domain/coded-error.ts";
 import type { Clock } from "./ports/clock.ts";
 import type { Signer } from "./ports/signer.ts";
 
@@ -27,7 +28,7 @@ export type SignerPool = Readonly<{
   addresses: readonly Address[];
   /** The signer for `address`, wrapped to record outcomes, or null if it is not ours. */
   get(address: string): Signer | null;
-  /** Signs with the signer for `address`. Throws if the address is not ours or signing fails. */
+  /** Signs with the signer for `address`. Throws CodedError SIGNER_UNKNOWN if the address is not ours, or the signer's error. */
   sign(address: string, messages: readonly Uint8Array[]): Promise<readonly Uint8Array[]>;
   /** Next healthy signer in round robin; if none is healthy, the one that failed longest ago. Null when empty. */
   pickHealthy(): Signer | null;
@@ -40,12 +41,6 @@ type HealthRecord = { consecutiveFailures: number; lastFailureAt: number };
 /** A signer of the pool with its health record; `recording` is the signer handed out, which updates the record. */
 type PooledSigner = Readonly<{ signer: Signer; record: HealthRecord; recording: Signer }>;
 
-export class UnknownSignerError extends Error {
-  override readonly name = "UnknownSignerError";
-  constructor(readonly address: string) {
-    super(`no signer for address ${address}`);
-  }
-}
 
 export function createSignerPool(signers: readonly Signer[], options: SignerPoolOptions): SignerPool {
   const failureThreshold = options.failureThreshold ?? 3;
@@ -119,7 +114,7 @@ export function createSignerPool(signers: readonly Signer[], options: SignerPool
     get: (address: string) => byAddress.get(address)?.recording ?? null,
     async sign(address: string, messages: readonly Uint8Array[]) {
       const member = byAddress.get(address);
-      if (member === undefined) throw new UnknownSignerError(address);
+      if (member === undefined) throw new CodedError("SIGNER_UNKNOWN", `no signer for address ${address}`);
       return member.recording.signMessages(messages);
     },
     pickHealthy,

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../application/ports/logger.ts";
-import { HttpError, errorResponse } from "./http-error.ts";
+import { CodedError } from "../domain/coded-error.ts";
+import { HttpError, errorResponse, httpStatusOf } from "./http-error.ts";
 import { type SchemaViolation, violationMessages } from "./validation-messages.ts";
 
 /** Request bodies larger than this are refused: no payment needs more. */
@@ -14,18 +15,14 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export function errorLayer(logger: Logger) {
   return new Elysia({ name: "error-layer" })
-    .error({ HttpError })
     .onParse({ as: "global" }, async ({ request, contentType }) => parseJsonBody(request, contentType))
     .onError({ as: "global" }, ({ code, error, request, route, set }) => {
-      let response: Response;
-      switch (code) {
-        case "HttpError":
-          response = errorResponse(error.statusCode, error.detail);
-          break;
+      // Checked before Elysia's `code`, which is a coded error's own code (Elysia reads `error.code`).
+      let response: Response | null = codedResponse(error);
+      if (response === null) switch (code) {
         case "PARSE": {
           // Elysia wraps whatever the body parser throws; the parser's own answer (413, 400) wins.
-          const cause = error.cause;
-          response = cause instanceof HttpError ? errorResponse(cause.statusCode, cause.detail) : errorResponse(400, "request body is not valid JSON");
+          response = codedResponse(error.cause) ?? errorResponse(400, "request body is not valid JSON");
           break;
         }
         case "VALIDATION": {
@@ -52,6 +49,13 @@ export function errorLayer(logger: Logger) {
       set.status = response.status;
       return response;
     });
+}
+
+/** A coded error with an HTTP status (http-error.ts), as the response; null for anything else. */
+function codedResponse(error: unknown): Response | null {
+  if (!(error instanceof CodedError)) return null;
+  const status = httpStatusOf(error);
+  return status === null ? null : errorResponse(status, error.detail);
 }
 
 async function parseJsonBody(request: Request, contentType: string): Promise<unknown> {

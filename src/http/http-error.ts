@@ -1,3 +1,5 @@
+import { CodedError, type ErrorCode } from "../domain/coded-error.ts";
+
 /** Reason phrases for the statuses this service answers with. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
   400: "Bad Request",
@@ -24,15 +26,43 @@ export function errorResponse(statusCode: number, message: string | string[]): R
 }
 
 /**
- * Thrown by route code for an expected client or configuration problem. Anything else that
- * escapes a handler is an internal failure and is answered with a generic 500.
+ * The one table from error codes to HTTP statuses. A coded error whose code is not here (a
+ * refused boot, an unknown signer) is an internal failure when it reaches a handler: a generic 500.
  */
-export class HttpError extends Error {
+export const HTTP_STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> = Object.freeze({
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  NOT_CONFIGURED: 500,
+  NOT_IMPLEMENTED: 501,
+  BAD_GATEWAY: 502,
+  UNAVAILABLE: 503,
+});
+
+const CODE_OF_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+  Object.entries(HTTP_STATUS_OF_CODE).map(([code, status]) => [status, code as ErrorCode] as const),
+);
+
+/** The status a coded error is answered with, or null when it is not a client-facing code. */
+export function httpStatusOf(error: CodedError): number | null {
+  return HTTP_STATUS_OF_CODE[error.code] ?? null;
+}
+
+/**
+ * Thrown by route code for an expected client or configuration problem: a CodedError named by
+ * its status, so routes keep writing `new HttpError(404, ...)`. Anything else that escapes a
+ * handler is an internal failure and is answered with a generic 500.
+ */
+export class HttpError extends CodedError {
   override readonly name = "HttpError";
-  constructor(
-    readonly statusCode: number,
-    readonly detail: string | string[],
-  ) {
-    super(Array.isArray(detail) ? detail.join("; ") : detail);
+  constructor(statusCode: number, detail: string | string[]) {
+    super(CODE_OF_STATUS.get(statusCode) ?? "NOT_CONFIGURED", detail);
+  }
+
+  get statusCode(): number {
+    return HTTP_STATUS_OF_CODE[this.code] ?? 500;
   }
 }

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import type { Clock } from "../../src/application/ports/clock.ts";
 import type { Signer } from "../../src/application/ports/signer.ts";
-import { createSignerPool, summarizeSignerHealth, UnknownSignerError } from "../../src/application/signer-pool.ts";
+import { createSignerPool, summarizeSignerHealth } from "../../src/application/signer-pool.ts";
+import { CodedError } from "../../src/domain/coded-error.ts";
 
 /** Hand-written fake satisfying the Signer port: fails while `failing` is true, counts calls. */
 type FakeSigner = Signer & { failing: boolean; calls: number; closed: boolean };
@@ -47,7 +48,8 @@ describe("signer pool (hand-written fake signers, manual clock)", () => {
     expect(pool.addresses).toEqual([A, B] as Address[]);
     expect(pool.get(B)?.kind).toBe("aws-kms");
     expect(pool.get(C)).toBeNull();
-    await expect(pool.sign(C, message)).rejects.toBeInstanceOf(UnknownSignerError);
+    await expect(pool.sign(C, message)).rejects.toBeInstanceOf(CodedError);
+    await expect(pool.sign(C, message)).rejects.toMatchObject({ code: "SIGNER_UNKNOWN" });
   });
 
   test("pickHealthy rotates round robin while all are healthy", () => {

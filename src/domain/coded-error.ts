@@ -1,0 +1,42 @@
+/**
+ * The codes of the errors the service throws on purpose. Payment problems are never thrown
+ * (they are `Rejection` values with reason codes); these are refused requests and refused boots.
+ */
+export const ERROR_CODES = [
+  // A request the HTTP layer refuses; src/http/http-error.ts maps each to its status.
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMITED",
+  "NOT_CONFIGURED",
+  "NOT_IMPLEMENTED",
+  "BAD_GATEWAY",
+  "UNAVAILABLE",
+  /** The settings cannot make a service; `detail` lists every problem. */
+  "CONFIGURATION_INVALID",
+  /** A signature was asked of an address that is none of our fee payers. */
+  "SIGNER_UNKNOWN",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * One error type with a stable `code` to branch on, instead of a class per failure.
+ * `detail` is what a reader is told: the message, or a list of problems.
+ */
+export class CodedError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name: string = "CodedError";
+  readonly detail: string | string[];
+  constructor(
+    readonly code: C,
+    detail: string | readonly string[],
+  ) {
+    super(typeof detail === "string" ? detail : detail.join("; "));
+    this.detail = typeof detail === "string" ? detail : [...detail];
+  }
+}
+
+export function isCoded<C extends ErrorCode>(error: unknown, code: C): error is CodedError<C> {
+  return error instanceof CodedError && error.code === code;
+}
