@@ -1,5 +1,4 @@
 import {
-  address,
   appendTransactionMessageInstructions,
   blockhash,
   compileTransaction,
@@ -13,9 +12,7 @@ import {
   type Transaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-
-/** The current SPL Memo program (one of those verification accepts). */
-const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+import { MEMO_PROGRAM } from "../../domain/transaction/programs.ts";
 
 export type DelegatedTransferInput = Readonly<{
   /** Owner of the source token account (the payer's associated token account for `asset`). */
