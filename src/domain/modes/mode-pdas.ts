@@ -2,13 +2,12 @@ import { getAddressEncoder, getProgramDerivedAddress, getU64Encoder, type Addres
 
 export { findAgentPda } from "../registry/pdas.ts";
 
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const addressEncoder = getAddressEncoder();
 
 /** `PaymentReceipt`: seeds `["receipt", payment_id]` (verify_and_settle's `payment_receipt`). */
 export async function findReceiptPda(programId: Address, paymentId: ReadonlyUint8Array): Promise<ProgramDerivedAddress> {
   if (paymentId.length !== 32) throw new RangeError(`paymentId must be 32 bytes, got ${paymentId.length}`);
-  return getProgramDerivedAddress({ programAddress: programId, seeds: [utf8("receipt"), paymentId] });
+  return getProgramDerivedAddress({ programAddress: programId, seeds: ["receipt", paymentId] });
 }
 
 /**
@@ -24,6 +23,6 @@ export function findDelegationPda(
 ): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
-    seeds: [utf8("delegation"), addressEncoder.encode(delegator), addressEncoder.encode(delegate), getU64Encoder().encode(delegationId)],
+    seeds: ["delegation", addressEncoder.encode(delegator), addressEncoder.encode(delegate), getU64Encoder().encode(delegationId)],
   });
 }

@@ -10,18 +10,16 @@ import { serviceTypeSeed, type ServiceType } from "./agent-service.ts";
 /** The deployed registry program on devnet and mainnet. */
 export const DEFAULT_REGISTRY_PROGRAM_ID = "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" as Address;
 
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
-
 /** `ProtocolConfig`: seeds `["config"]`. */
 export function findConfigPda(programId: Address): Promise<ProgramDerivedAddress> {
-  return getProgramDerivedAddress({ programAddress: programId, seeds: [utf8("config")] });
+  return getProgramDerivedAddress({ programAddress: programId, seeds: ["config"] });
 }
 
 /** `AgentIdentity`: seeds `["agent", nft_mint]`. */
 export function findAgentPda(programId: Address, nftMint: Address): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
-    seeds: [utf8("agent"), getAddressEncoder().encode(nftMint)],
+    seeds: ["agent", getAddressEncoder().encode(nftMint)],
   });
 }
 
@@ -34,7 +32,7 @@ export function findAgentPda(programId: Address, nftMint: Address): Promise<Prog
 export function findServicePda(programId: Address, nftMint: Address, serviceType: ServiceType): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
-    seeds: [utf8("service"), getAddressEncoder().encode(nftMint), utf8(serviceTypeSeed(serviceType))],
+    seeds: ["service", getAddressEncoder().encode(nftMint), serviceTypeSeed(serviceType)],
   });
 }
 
@@ -45,7 +43,7 @@ export function findServicePda(programId: Address, nftMint: Address, serviceType
 export function findPaymentRequirementPda(programId: Address, nftMint: Address, serviceType: ServiceType): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
-    seeds: [utf8("payment_req"), getAddressEncoder().encode(nftMint), utf8(serviceTypeSeed(serviceType))],
+    seeds: ["payment_req", getAddressEncoder().encode(nftMint), serviceTypeSeed(serviceType)],
   });
 }
 
@@ -61,6 +59,6 @@ export function findFeedbackPda(
 ): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
-    seeds: [utf8("feedback"), getAddressEncoder().encode(nftMint), getAddressEncoder().encode(reviewer), getI64Encoder().encode(feedbackNonce)],
+    seeds: ["feedback", getAddressEncoder().encode(nftMint), getAddressEncoder().encode(reviewer), getI64Encoder().encode(feedbackNonce)],
   });
 }
