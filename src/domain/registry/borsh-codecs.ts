@@ -1,3 +1,4 @@
+import { bytesToHex } from "@noble/hashes/utils.js";
 import {
   addCodecSizePrefix,
   combineCodec,
@@ -49,13 +50,12 @@ export function hasDiscriminator(data: ReadonlyUint8Array, discriminator: Readon
   return true;
 }
 
-const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-/** Lowercase hex of a byte array (table lookup: called for every tag of every agent on refresh). */
+/**
+ * Lowercase hex of a byte array, for kit's read-only bytes. noble's bytesToHex uses the runtime's
+ * native toHex: about twice the speed of a lookup table, and it runs for every tag of every agent on refresh.
+ */
 export function toHex(bytes: ReadonlyUint8Array): string {
-  let out = "";
-  for (let i = 0; i < bytes.length; i++) out += HEX_BYTES[bytes[i] as number];
-  return out;
+  return bytesToHex(bytes as Uint8Array);
 }
 
 /** Counters are mostly small: values below this decode to one shared bigint each. */
