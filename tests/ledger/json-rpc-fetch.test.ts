@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import { address } from "@solana/kit";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
-import { fromBase64, toBase64 } from "../../src/infrastructure/ledger/base64.ts";
+import { fromBase64, toBase64 } from "../../src/domain/codecs/base64.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 
 const stubs: { stop(force?: boolean): unknown }[] = [];

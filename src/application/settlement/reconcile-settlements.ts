@@ -1,4 +1,5 @@
 import type { Signature } from "@solana/kit";
+import { fromBase64 } from "../../domain/codecs/base64.ts";
 import { type Ledger, LedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
@@ -59,15 +60,11 @@ function isExpired(record: SettlementRecord, height: bigint): boolean {
 async function resend(deps: Readonly<{ ledger: Ledger; logger: Logger }>, record: SettlementRecord): Promise<boolean> {
   if (!record.wireTransaction) return false;
   try {
-    await deps.ledger.sendTransaction(base64ToBytes(record.wireTransaction));
+    await deps.ledger.sendTransaction(fromBase64(record.wireTransaction));
     return true;
   } catch (error) {
     if (!(error instanceof LedgerError)) throw error;
     deps.logger.debug("reconcile resend refused", { key: record.key, error: error.message });
     return false;
   }
-}
-
-function base64ToBytes(base64: string): Uint8Array {
-  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 }

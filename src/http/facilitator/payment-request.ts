@@ -1,4 +1,5 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { fromBase64 } from "../../domain/codecs/base64.ts";
 import { caip2FromV1Network } from "../../domain/networks.ts";
 import type {
   PaymentExtensions,
@@ -58,7 +59,7 @@ function isV1(payload: ObjectPayloadBody): payload is V1PayloadBody {
 function decodeV1(raw: string): V1PayloadBody {
   let text: string;
   try {
-    const bytes = Uint8Array.from(atob(raw.trim()), (char) => char.charCodeAt(0));
+    const bytes = fromBase64(raw.trim());
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw badRequest(["paymentPayload string is not valid base64 of UTF-8 text"]);

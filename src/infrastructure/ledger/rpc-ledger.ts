@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from "../../application/ports/logger.ts";
 import { MAX_SIGNATURES_PER_PAGE, type TransactionHistory } from "../../application/ports/transaction-history.ts";
 import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
 import { redactUrl, scrubUrlSecrets } from "../logging/redact.ts";
-import { fromBase64, toBase64 } from "./base64.ts";
+import { fromBase64, toBase64 } from "../../domain/codecs/base64.ts";
 import { createJsonRpcFetch, RpcHttpError, RpcServerError, u64Of } from "./json-rpc-fetch.ts";
 import { landedTransactionOf } from "./rpc-landed-transaction.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
