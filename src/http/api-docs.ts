@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { type ElysiaOpenAPIConfig, openapi } from "@elysiajs/openapi";
 import { Elysia, t } from "elysia";
+import { METRICS_PATH_ITEM } from "./app-config.ts";
 import { enumSchema } from "./enum-schema.ts";
 
 /**
@@ -20,12 +21,18 @@ export type ApiDocsOptions = Readonly<{
   title: string;
   version: string;
   description: string;
+  /** The interface's own tags; those every interface has (health, operations, documentation) follow them. */
   tags: { name: string; description: string }[];
   /** `components.securitySchemes` of the document. */
   securitySchemes?: Components["securitySchemes"];
-  /** Path items for routes documented by hand (those whose handlers carry no schemas, e.g. /metrics). */
-  paths?: Documentation["paths"];
 }>;
+
+/** Both interfaces serve the health checks and /metrics (observability.ts, no schema: documented by hand). */
+const SHARED_TAGS = [
+  { name: "health", description: "liveness, readiness and every check" },
+  { name: "operations", description: "Prometheus metrics" },
+  { name: "documentation", description: "this document and its page" },
+];
 
 const ASSET_NAMES = ["swagger-ui-bundle.js", "swagger-ui.css"] as const;
 type AssetName = (typeof ASSET_NAMES)[number];
@@ -64,10 +71,10 @@ export function apiDocs(options: ApiDocsOptions) {
         provider: "swagger-ui",
         documentation: {
           info: { title: options.title, version: options.version, description: options.description },
-          tags: [...options.tags, { name: "documentation", description: "this document and its page" }],
+          tags: [...options.tags, ...SHARED_TAGS],
           ...(options.securitySchemes ? { components: { securitySchemes: { ...options.securitySchemes } } } : {}),
           // The plugin hides its own two routes; they are part of the interface, so they are listed here.
-          paths: { ...options.paths, ...DOCUMENTATION_PATHS },
+          paths: { "/metrics": METRICS_PATH_ITEM, ...DOCUMENTATION_PATHS },
         },
         swagger: {
           cdn: "/docs/assets/swagger-ui-bundle.js",

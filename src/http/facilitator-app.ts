@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import { apiDocs } from "./api-docs.ts";
-import { APP_CONFIG, METRICS_PATH_ITEM } from "./app-config.ts";
+import { APP_CONFIG } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
 import { type Metrics, createMetrics } from "./metrics.ts";
 import { observability } from "./observability.ts";
@@ -38,13 +38,10 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps) {
           "When the operator sets FACILITATOR_API_KEYS_FILE, /verify and /settle need `Authorization: Bearer <key>`.",
         tags: [
           { name: "payments", description: "verification and settlement" },
-          { name: "health", description: "liveness, readiness and every check" },
-          { name: "operations", description: "Prometheus metrics" },
         ],
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify and /settle when configured" },
         },
-        paths: { "/metrics": METRICS_PATH_ITEM },
       }),
     );
 }

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import { apiDocs } from "./api-docs.ts";
-import { APP_CONFIG, METRICS_PATH_ITEM } from "./app-config.ts";
+import { APP_CONFIG } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
 import { type Metrics, createMetrics } from "./metrics.ts";
 import { observability } from "./observability.ts";
@@ -47,11 +47,8 @@ export function createRegistryApp(deps: RegistryAppDeps) {
           { name: "registration", description: "registering a new agent" },
           { name: "auth", description: "Sign-In With Solana" },
           { name: "users", description: "the signed-in wallet" },
-          { name: "health", description: "liveness, readiness and every check" },
-          { name: "operations", description: "Prometheus metrics" },
         ],
         securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "an access token from POST /auth/token" } },
-        paths: { "/metrics": METRICS_PATH_ITEM },
       }),
     );
 }
