@@ -3,10 +3,10 @@
  * (two client pools standing for two replicas). PostgreSQL is skipped with a printed reason when
  * unreachable, and required under CI=true.
  */
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { describe, test } from "bun:test";
 import { openStore } from "../../src/infrastructure/store/index.ts";
 import { failWhenRequired } from "../support/gate.ts";
-import { type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
+import { type TestDatabase, postgresGate, useTestDatabase } from "../support/postgres.ts";
 import { describeSignInStoreContract } from "./sign-in-store-contract.ts";
 
 describeSignInStoreContract("PGlite (in memory)", { open: () => openStore({ inMemory: true }), replicas: false });
@@ -14,15 +14,9 @@ describeSignInStoreContract("PGlite (in memory)", { open: () => openStore({ inMe
 const gate = await postgresGate("tests/auth");
 describe("SignInStore contract: PostgreSQL (real server)", () => failWhenRequired(gate, "PostgreSQL must be reachable in CI"));
 if (gate.run) {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database?.drop();
-  });
+  const database = useTestDatabase();
   describeSignInStoreContract("PostgreSQL (real server, two client pools)", {
-    open: () => openStore({ databaseUrl: database.url, maxConnections: 8 }),
+    open: () => openStore({ databaseUrl: database().url, maxConnections: 8 }),
     replicas: true,
   });
 }

@@ -7,7 +7,7 @@ import type { Address, Signature } from "@solana/kit";
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlFeedbackDetailUriStore } from "../../src/infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { failWhenRequired } from "../support/gate.ts";
-import { type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
+import { type TestDatabase, postgresGate, useTestDatabase } from "../support/postgres.ts";
 import { testAddress } from "./support/registry-fixtures.ts";
 
 const SIGNATURE = "5".repeat(88) as Signature;
@@ -58,12 +58,6 @@ describeStore("PGlite (in memory)", () => openStore({ inMemory: true }));
 const gate = await postgresGate("tests/registry");
 describe("feedback detail URI store: PostgreSQL (real server)", () => failWhenRequired(gate, "PostgreSQL must be reachable in CI"));
 if (gate.run) {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  }, 30_000);
-  afterAll(async () => {
-    await database?.drop();
-  });
-  describeStore("PostgreSQL (real server)", () => openStore({ databaseUrl: database.url, maxConnections: 4 }));
+  const database = useTestDatabase();
+  describeStore("PostgreSQL (real server)", () => openStore({ databaseUrl: database().url, maxConnections: 4 }));
 }

@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { type DedicatedPostgres, dedicatedPostgresAvailability, startDedicatedPostgres } from "./support/dedicated-postgres.ts";
 import { runOutage } from "./support/outage-rig.ts";
 import { failWhenRequired, gateOn } from "../support/gate.ts";
-import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
+import { ADMIN_URL, postgresGate, type TestDatabase, useTestDatabase } from "../support/postgres.ts";
 
 const gate = await postgresGate("tests/settlement");
 failWhenRequired(gate, "PostgreSQL must be reachable in CI");
@@ -13,23 +13,17 @@ const SETTLEMENTS = 500;
 const IN_FLIGHT = 100;
 
 (gate.run ? describe : describe.skip)("every backend connection killed, twice, while 500 settlements run 100 at a time (real PostgreSQL, pg_terminate_backend from an admin connection)", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  }, 30_000);
-  afterAll(async () => {
-    await database?.drop();
-  });
+  const database = useTestDatabase();
 
   test("nothing lost or paid twice, every answer true on the ledger, every record final through the reconciler", async () => {
     const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
     const killAll = async () => {
-      const killed = await admin.unsafe("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database.name]);
+      const killed = await admin.unsafe("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database().name]);
       return Number(killed[0]?.["n"] ?? 0);
     };
     const kills: number[] = [];
     try {
-      const figures = await runOutage(database.url, SETTLEMENTS, IN_FLIGHT, {
+      const figures = await runOutage(database().url, SETTLEMENTS, IN_FLIGHT, {
         afterSends: 60,
         async run() {
           kills.push(await killAll());

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
 import postgres from "postgres";
 import {
@@ -10,7 +10,7 @@ import {
 } from "../../src/infrastructure/store/index.ts";
 import { draft } from "./settlement-fixtures.ts";
 import { failWhenRequired } from "../support/gate.ts";
-import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
+import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase, useTestDatabase } from "../support/postgres.ts";
 import { describeSettlementStoreContract } from "./settlement-store-contract.ts";
 import { unusedPort } from "../support/ports.ts";
 
@@ -19,16 +19,10 @@ const gate = await postgresGate("tests/store");
 failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
 if (gate.run) {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  }, 30_000);
-  afterAll(async () => {
-    await database?.drop();
-  });
+  const database = useTestDatabase();
 
   describeSettlementStoreContract("PostgreSQL (real server, two client instances)", {
-    open: () => openStore({ databaseUrl: database.url, maxConnections: 8 }),
+    open: () => openStore({ databaseUrl: database().url, maxConnections: 8 }),
     replicas: true,
   });
 
@@ -59,7 +53,7 @@ if (gate.run) {
     });
 
     test("backends killed again and again under load: no statement waits out connect_timeout (the client's poisoned-connection defect)", async () => {
-      const executor = createPostgresExecutor({ databaseUrl: database.url, maxConnections: 10, connectTimeoutSeconds: 10 });
+      const executor = createPostgresExecutor({ databaseUrl: database().url, maxConnections: 10, connectTimeoutSeconds: 10 });
       const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
       let running = true;
       let slowest = 0;
@@ -75,7 +69,7 @@ if (gate.run) {
         const workers = Array.from({ length: 20 }, worker);
         for (let round = 0; round < 10; round += 1) {
           await new Promise((resolve) => setTimeout(resolve, 150));
-          await admin.unsafe("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database.name]);
+          await admin.unsafe("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database().name]);
         }
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         running = false;
@@ -92,7 +86,7 @@ if (gate.run) {
     }, 30_000);
 
     test("the pool's bigint and timestamp handling matches PGlite (kind and types)", async () => {
-      const opened = await openStore({ databaseUrl: database.url });
+      const opened = await openStore({ databaseUrl: database().url });
       try {
         expect(opened.kind).toBe("postgres");
         const d = draft({ amount: 12_345_678_901_234_567_890n });

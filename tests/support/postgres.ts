@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import postgres from "postgres";
 import { type Gate, gateOn } from "./gate.ts";
 
@@ -54,4 +55,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   });
+}
+
+/** A fresh database for the enclosing describe block (or file): created before its tests, dropped after. */
+export function useTestDatabase(): () => TestDatabase {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 30_000);
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return () => {
+    if (database === undefined) throw new Error("the test database is used before its beforeAll ran");
+    return database;
+  };
 }
