@@ -1,3 +1,4 @@
+import { concatBytes } from "@noble/hashes/utils.js";
 import type { MetadataFetchFailure } from "../../application/ports/metadata-fetcher.ts";
 import { errorCode, metadataFailure, timeoutFailure } from "./metadata-failure.ts";
 import type { HttpsExchange } from "./pinned-https-transport.ts";
@@ -38,17 +39,7 @@ export async function readBodyWithinCap(
     if (signal.aborted) return timeoutFailure();
     return metadataFailure("METADATA_ORIGIN_DOWN", `the metadata origin dropped the connection (${errorCode(error) ?? "read failed"})`);
   }
-  return concat(chunks, total);
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(...chunks);
 }
 
 function tooLarge(maxBytes: number): MetadataFetchFailure {
