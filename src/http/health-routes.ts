@@ -14,11 +14,7 @@ export function healthRoutes(probes: HealthProbes, version: string) {
   return new Elysia()
     .get(
       "/health",
-      async ({ set }) => {
-        const report = await checkHealth(probes, version);
-        set.status = report.status === "down" ? 503 : 200;
-        return report;
-      },
+      async ({ set }) => answer(set, await checkHealth(probes, version)),
       {
         response: { 200: HealthReportModel, 503: HealthDownModel },
         detail: { operationId: "health", tags: ["health"], summary: "Every check (ledger, store, signer); 200 for ok and degraded, 503 when down" },
@@ -30,14 +26,16 @@ export function healthRoutes(probes: HealthProbes, version: string) {
     })
     .get(
       "/health/ready",
-      async ({ set }) => {
-        const report = await checkReadiness(probes, version);
-        set.status = report.status === "down" ? 503 : 200;
-        return report;
-      },
+      async ({ set }) => answer(set, await checkReadiness(probes, version)),
       {
         response: { 200: ReadinessReportModel, 503: ReadinessDownModel },
         detail: { operationId: "healthReady", tags: ["health"], summary: "Readiness: the checks this interface needs; 503 when one is down" },
       },
     );
+}
+
+/** 503 when the report is down, so a load balancer takes this replica out; 200 otherwise (degraded included). */
+function answer<Report extends Readonly<{ status: string }>>(set: { status?: number | string }, report: Report): Report {
+  set.status = report.status === "down" ? 503 : 200;
+  return report;
 }
