@@ -12,7 +12,7 @@ import { checkRequirements } from "../domain/verification/requirement-checks.ts"
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
 import { verifyPaymentTransaction } from "../domain/verification/verify-transaction.ts";
 import { toTokenAccountView } from "./modes/read-token-account.ts";
-import { LedgerError, type Ledger } from "./ports/ledger.ts";
+import { type Ledger, isLedgerRefusal } from "./ports/ledger.ts";
 import type { PayToPolicy } from "./ports/pay-to-policy.ts";
 import type { PayerPaymentId } from "./ports/settlement-store.ts";
 
@@ -232,7 +232,7 @@ async function simulateOrRejected(
   try {
     return await ledger.simulateTransaction(wire, { sigVerify: false });
   } catch (error) {
-    if (error instanceof LedgerError && error.kind === "rejected") return { ok: false, error: error.message };
+    if (isLedgerRefusal(error)) return { ok: false, error: error.message };
     throw error;
   }
 }

@@ -18,6 +18,10 @@ export const ERROR_CODES = [
   "CONFIGURATION_INVALID",
   /** A signature was asked of an address that is none of our fee payers. */
   "SIGNER_UNKNOWN",
+  /** The ledger said no to this transaction: an answer about it, not a fault (`LedgerError`). */
+  "LEDGER_REJECTED",
+  /** The ledger could not be asked (transport, timeout, a node fault); worth retrying. */
+  "LEDGER_UNAVAILABLE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

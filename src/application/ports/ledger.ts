@@ -1,4 +1,5 @@
 import type { Address, Signature } from "@solana/kit";
+import { CodedError, isCoded } from "../../domain/coded-error.ts";
 import type { TokenBalanceChange } from "../../domain/modes/token-balance-changes.ts";
 
 /** One account as the ledger holds it. `data` is the raw account bytes. */
@@ -93,7 +94,15 @@ export type TransactionErrorCode = Readonly<{
   detail: LedgerJson;
 }>;
 
-export class LedgerError extends Error {
+const LEDGER_CODE_OF_KIND = { rejected: "LEDGER_REJECTED", unavailable: "LEDGER_UNAVAILABLE" } as const;
+type LedgerErrorCode = (typeof LEDGER_CODE_OF_KIND)[LedgerErrorKind];
+
+/**
+ * A coded error (LEDGER_REJECTED or LEDGER_UNAVAILABLE) that also carries what the ledger said as
+ * data: the logs and the structured transaction error. It stays a subclass for those fields only;
+ * branch on it with `isLedgerError`, never on its message.
+ */
+export class LedgerError extends CodedError<LedgerErrorCode> {
   override readonly name = "LedgerError";
   constructor(
     readonly kind: LedgerErrorKind,
@@ -107,6 +116,16 @@ export class LedgerError extends Error {
      */
     readonly transactionError: TransactionErrorCode | null = null,
   ) {
-    super(message);
+    super(LEDGER_CODE_OF_KIND[kind], message);
   }
+}
+
+/** Whether the ledger answered with an error, of either kind (a refusal or an outage). */
+export function isLedgerError(error: unknown): error is LedgerError {
+  return isCoded(error, "LEDGER_REJECTED") || isCoded(error, "LEDGER_UNAVAILABLE");
+}
+
+/** Whether the ledger refused this transaction (as opposed to being unreachable). */
+export function isLedgerRefusal(error: unknown): error is LedgerError {
+  return isCoded(error, "LEDGER_REJECTED");
 }

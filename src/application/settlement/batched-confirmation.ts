@@ -1,6 +1,6 @@
 import type { Signature } from "@solana/kit";
 import { systemClock } from "../ports/clock.ts";
-import { type Ledger, LedgerError, type SignatureStatus } from "../ports/ledger.ts";
+import { type Ledger, type SignatureStatus, isLedgerError } from "../ports/ledger.ts";
 import { type ConfirmationOutcome, type ConfirmationPolicy, DEFAULT_CONFIRMATION_POLICY } from "./confirm-transaction.ts";
 
 /** Waits for one submitted signature; same outcomes and bounds as {@link confirmTransaction}. */
@@ -87,7 +87,7 @@ export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolic
       });
       if (missing.length > 0) await expireLapsed(missing);
     } catch (error) {
-      if (!(error instanceof LedgerError)) {
+      if (!isLedgerError(error)) {
         for (const waiter of batch) if (waiters.delete(waiter)) waiter.reject(error);
         return;
       }

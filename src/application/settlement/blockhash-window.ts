@@ -1,4 +1,4 @@
-import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import { type Ledger, isLedgerError } from "../ports/ledger.ts";
 import { createBatcher } from "./batcher.ts";
 
 /** Blocks for which a blockhash stays valid after it is issued (Solana's MAX_PROCESSING_AGE). */
@@ -21,7 +21,7 @@ export async function readBlockhashWindow(ledger: Ledger, blockhash: string): Pr
     const [valid, height] = await Promise.all([ledger.isBlockhashValid(blockhash), ledger.getBlockHeight()]);
     return valid ? { kind: "valid", lastValidBlockHeight: height + BLOCKHASH_LIFETIME_BLOCKS } : { kind: "expired" };
   } catch (error) {
-    if (!(error instanceof LedgerError)) throw error;
+    if (!isLedgerError(error)) throw error;
     return { kind: "unavailable", error: error.message };
   }
 }
@@ -41,7 +41,7 @@ export function createBlockhashWindowReader(ledger: Ledger): BlockhashWindowRead
     try {
       [height, ...valid] = await Promise.all([ledger.getBlockHeight(), ...distinct.map((blockhash) => ledger.isBlockhashValid(blockhash))]);
     } catch (error) {
-      if (!(error instanceof LedgerError)) throw error;
+      if (!isLedgerError(error)) throw error;
       return blockhashes.map(() => ({ kind: "unavailable", error: error.message }) as const);
     }
     const validity = new Map(distinct.map((blockhash, index) => [blockhash, valid[index] === true]));

@@ -1,6 +1,6 @@
 import type { Signature } from "@solana/kit";
 import { systemClock } from "../ports/clock.ts";
-import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import { type Ledger, isLedgerError } from "../ports/ledger.ts";
 import { sleep } from "./sleep.ts";
 
 export type ConfirmationPolicy = Readonly<{
@@ -50,7 +50,7 @@ export async function confirmTransaction(
         if (!late) return { kind: "expired" };
       }
     } catch (error) {
-      if (!(error instanceof LedgerError)) throw error;
+      if (!isLedgerError(error)) throw error;
       lastProblem = error.message;
     }
     await sleep(policy.pollIntervalMs);

@@ -1,6 +1,6 @@
 import type { Signature } from "@solana/kit";
 import { fromBase64 } from "../../domain/codecs/base64.ts";
-import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import { type Ledger, isLedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
 
@@ -63,7 +63,7 @@ async function resend(deps: Readonly<{ ledger: Ledger; logger: Logger }>, record
     await deps.ledger.sendTransaction(fromBase64(record.wireTransaction));
     return true;
   } catch (error) {
-    if (!(error instanceof LedgerError)) throw error;
+    if (!isLedgerError(error)) throw error;
     deps.logger.debug("reconcile resend refused", { key: record.key, error: error.message });
     return false;
   }

@@ -1,7 +1,7 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import { nowOf } from "../ports/clock.ts";
-import { LedgerError } from "../ports/ledger.ts";
+import { isLedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
 import { createBatchedConfirmer } from "./batched-confirmation.ts";
 import { createBlockhashWindowReader } from "./blockhash-window.ts";
@@ -87,7 +87,7 @@ export function createSettlementService(
     try {
       return await deps.verify(request);
     } catch (error) {
-      if (!(error instanceof LedgerError)) throw error;
+      if (!isLedgerError(error)) throw error;
       return { ok: false, reason: "SETTLEMENT_FAILED", message: `the ledger is unavailable (${error.message}); nothing was submitted, retry later` };
     }
   }

@@ -11,7 +11,7 @@ import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import type { Rejection } from "../../domain/verification/rejection.ts";
 import { type Clock, nowOf } from "../ports/clock.ts";
-import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import { type Ledger, isLedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import {
   type BudgetedClaimResult,
@@ -157,7 +157,7 @@ async function judge(
 
   // SECURITY: one KMS/HSM signature per anonymous request is a cost; an unfundable payment gets none.
   if (funds.status === "rejected") {
-    if (!(funds.reason instanceof LedgerError)) throw funds.reason;
+    if (!isLedgerError(funds.reason)) throw funds.reason;
     return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${funds.reason.message}); nothing was signed or submitted, retry later`);
   }
   if (funds.value) return failure(funds.value.reason, funds.value.message);

@@ -1,5 +1,5 @@
 import type { Signature } from "@solana/kit";
-import { type Ledger, LedgerError } from "../ports/ledger.ts";
+import { type Ledger, LedgerError, isLedgerError } from "../ports/ledger.ts";
 import { sleep } from "./sleep.ts";
 
 export type SubmissionOutcome =
@@ -37,7 +37,7 @@ export async function submitTransaction(
       if (signature !== expected) return { kind: "rejected", error: `ledger returned signature ${signature}, expected ${expected}` };
       return { kind: "sent" };
     } catch (error) {
-      if (!(error instanceof LedgerError)) throw error;
+      if (!isLedgerError(error)) throw error;
       if (alreadyLanded(error)) return { kind: "sent" };
       // SECURITY: after a lost answer the first send may still land; a later refusal (a lagging
       // node saying "blockhash not found", say) then proves nothing, and calling it final would

@@ -10,7 +10,7 @@ import {
   type Signature,
 } from "@solana/kit";
 import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus, TransactionEffects } from "../../application/ports/ledger.ts";
-import { LedgerError } from "../../application/ports/ledger.ts";
+import { LedgerError, isLedgerError, isLedgerRefusal } from "../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../application/ports/logger.ts";
 import { MAX_SIGNATURES_PER_PAGE, type TransactionHistory } from "../../application/ports/transaction-history.ts";
 import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
@@ -143,7 +143,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   const scrub = (text: string) => scrubUrlSecrets(text, options.url);
 
   function classify(error: unknown, method: string, refusable: boolean): LedgerError {
-    if (error instanceof LedgerError) return error;
+    if (isLedgerError(error)) return error;
     let result: LedgerError;
     if (error instanceof RpcServerError) {
       const logs = logsOf(error.data);
@@ -234,7 +234,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
           : { ok: false, error: renderErr(value.err), logs };
       } catch (error) {
         // The node refusing to simulate (undecodable bytes, bad signature) is a failed simulation.
-        if (error instanceof LedgerError && error.kind === "rejected") return { ok: false, error: error.message, logs: error.logs };
+        if (isLedgerRefusal(error)) return { ok: false, error: error.message, logs: error.logs };
         throw error;
       }
     },

@@ -1,4 +1,4 @@
-import { type Ledger, LedgerError } from "../../application/ports/ledger.ts";
+import { type Ledger, isLedgerError } from "../../application/ports/ledger.ts";
 import type { Metrics } from "../../application/ports/metrics.ts";
 import { timedMethods } from "./timed.ts";
 
@@ -13,6 +13,6 @@ export function instrumentLedger<L extends Ledger>(ledger: L, metrics: Metrics):
   return timedMethods(
     ledger,
     (method, outcome, seconds) => metrics.observe(LEDGER_DURATION, "Ledger (Solana RPC) call latency, by method and outcome", { method, outcome }, seconds),
-    (error) => (error instanceof LedgerError ? error.kind : "error"),
+    (error) => (isLedgerError(error) ? error.kind : "error"),
   );
 }
