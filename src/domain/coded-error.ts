@@ -22,6 +22,11 @@ export const ERROR_CODES = [
   "LEDGER_REJECTED",
   /** The ledger could not be asked (transport, timeout, a node fault); worth retrying. */
   "LEDGER_UNAVAILABLE",
+  /**
+   * The settlement store could not be reached, refused the connection or lost it mid-statement.
+   * A write that failed this way may or may not have committed; callers leave the rest to recovery.
+   */
+  "STORE_UNAVAILABLE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -35,8 +40,9 @@ export class CodedError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
     readonly code: C,
     detail: string | readonly string[],
+    options?: ErrorOptions,
   ) {
-    super(typeof detail === "string" ? detail : detail.join("; "));
+    super(typeof detail === "string" ? detail : detail.join("; "), options);
     this.detail = typeof detail === "string" ? detail : [...detail];
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { type SettlementStore, StoreUnavailable } from "../../src/application/ports/settlement-store.ts";
+import type { SettlementStore } from "../../src/application/ports/settlement-store.ts";
+import { CodedError } from "../../src/domain/coded-error.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type FaultRig, startFaultRig } from "./support/fault-rig.ts";
 import { DEFAULT_AMOUNT, fundedPayment, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
@@ -12,11 +13,11 @@ const BUDGET = { perPayerLamports: 1_000_000n, perFeePayerLamports: 1_000_000_00
 type Faults = { lookup: number; claimLostAfterCommit: number; claimLost: number; finishLost: number };
 
 /**
- * The real store, failing on demand the way a dropped connection does (StoreUnavailable): before a
+ * The real store, failing on demand the way a dropped connection does (a STORE_UNAVAILABLE CodedError): before a
  * statement ran, or after a claim committed but before its answer came back.
  */
 function faultyStore(inner: SettlementStore, faults: Faults): SettlementStore {
-  const lost = () => new StoreUnavailable("settlement store unavailable: the connection was closed (test)");
+  const lost = () => new CodedError("STORE_UNAVAILABLE", "settlement store unavailable: the connection was closed (test)");
   return Object.freeze({
     ...inner,
     async findExisting(key, paymentId) {

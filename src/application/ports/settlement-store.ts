@@ -7,15 +7,6 @@ import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts"
  */
 export type SettlementState = "pending" | "submitted" | "settled" | "failed";
 
-/**
- * The store could not be reached, refused the connection or lost it mid-statement. A write that
- * failed this way may or may not have committed; callers answer accordingly and leave the rest
- * to recovery. The PostgreSQL adapter's StoreUnavailableError is one.
- */
-export class StoreUnavailable extends Error {
-  override readonly name: string = "StoreUnavailable";
-}
-
 /** A payment's idempotency key and terms: what a settle request is compared with and its record keeps. */
 export type PaymentTerms = Readonly<{
   /** Idempotency key: hex SHA-256 of the transaction message bytes (or of the mode's proof). */
@@ -82,6 +73,11 @@ export type PayerPaymentId = Readonly<{ payer: string; paymentId: string }>;
  * Implementations may group concurrent calls into one statement (the SQL store does: one
  * multi-row statement per batch of claims, of finishes and of lookups); each call still gets
  * its own answer with the semantics below.
+ *
+ * Every method may throw a CodedError "STORE_UNAVAILABLE" (the PostgreSQL adapter's
+ * StoreUnavailableError is one): the store could not be reached, refused the connection or lost
+ * it mid-statement. A write that failed this way may or may not have committed; callers answer
+ * accordingly and leave the rest to recovery.
  */
 export type SettlementStore = Readonly<{
   claim(draft: SettlementDraft): Promise<ClaimResult>;

@@ -1,5 +1,6 @@
+import { isCoded } from "../../domain/coded-error.ts";
 import { type Clock, systemClock } from "../ports/clock.ts";
-import { type PaymentTerms, type SettlementRecord, type SettlementStore, StoreUnavailable } from "../ports/settlement-store.ts";
+import type { PaymentTerms, SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
 import { type SettleResponse, describePaymentId, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { sleep } from "./sleep.ts";
 
@@ -41,7 +42,7 @@ export async function awaitExisting(
       current = await deps.store.get(record.key);
     } catch (error) {
       // A store outage while waiting is more waiting; the deadline bounds it.
-      if (!(error instanceof StoreUnavailable)) throw error;
+      if (!isCoded(error, "STORE_UNAVAILABLE")) throw error;
     }
   }
   return settleResultOf(current ?? record, true);

@@ -7,6 +7,7 @@ import {
   getBase64Decoder,
   getTransactionEncoder,
 } from "@solana/kit";
+import { isCoded } from "../../domain/coded-error.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import type { Rejection } from "../../domain/verification/rejection.ts";
@@ -20,7 +21,6 @@ import {
   type SettlementRecord,
   type SettlementStore,
   type SpendingBudget,
-  StoreUnavailable,
 } from "../ports/settlement-store.ts";
 import type { Confirmer } from "./batched-confirmation.ts";
 import { type BlockhashWindow, type BlockhashWindowReader, readBlockhashWindow } from "./blockhash-window.ts";
@@ -169,7 +169,7 @@ async function judge(
 }
 
 function storeUnavailableBeforeSigning(network: string, candidate: TransactionCandidate, error: unknown): SettleResponse {
-  if (!(error instanceof StoreUnavailable)) throw error;
+  if (!isCoded(error, "STORE_UNAVAILABLE")) throw error;
   return settleFailure(network, "SETTLEMENT_FAILED", `the settlement store is unavailable (${error.message}); nothing was signed or submitted, retry later`, candidate.payer);
 }
 
@@ -196,7 +196,7 @@ async function signClaimAndSubmit(
   } catch (error) {
     // The claim may have committed before the connection broke: nothing was sent by this request,
     // but recovery will send the stored bytes if it did. The fee stays charged for that case.
-    if (error instanceof StoreUnavailable) {
+    if (isCoded(error, "STORE_UNAVAILABLE")) {
       deps.logger.warn("settlement claim not confirmed by the store; left to reconciliation", { key: candidate.key, error: error.message });
       return settleFailure(
         network,

@@ -1,18 +1,17 @@
-import { StoreUnavailable } from "../../application/ports/settlement-store.ts";
+import { CodedError } from "../../domain/coded-error.ts";
 
 /**
  * Raised when the database cannot be reached, refuses us, or dropped the connection. Callers
  * map it to a 500 / degraded health without parsing driver messages; settlement answers it as
- * the port's StoreUnavailable. The message names DATABASE_URL (the setting to fix), the redacted
+ * the port's STORE_UNAVAILABLE. The message names DATABASE_URL (the setting to fix), the redacted
  * target (host, port, database) and the reason in words with its code; never the user, the
  * password or the driver's own text.
  */
-export class StoreUnavailableError extends StoreUnavailable {
+export class StoreUnavailableError extends CodedError<"STORE_UNAVAILABLE"> {
   override readonly name = "StoreUnavailableError";
-  readonly code = "STORE_UNAVAILABLE";
 
   constructor(target: string, cause: unknown) {
-    super(`settlement store unavailable: DATABASE_URL (${target}): ${causeSummary(cause)}`, { cause });
+    super("STORE_UNAVAILABLE", `settlement store unavailable: DATABASE_URL (${target}): ${causeSummary(cause)}`, { cause });
   }
 }
 
