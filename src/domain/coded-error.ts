@@ -27,6 +27,10 @@ export const ERROR_CODES = [
    * A write that failed this way may or may not have committed; callers leave the rest to recovery.
    */
   "STORE_UNAVAILABLE",
+  /** The agent index has never loaded and loading failed; the registry answers 503. */
+  "REGISTRY_INDEX_UNAVAILABLE",
+  /** The registry program's config could never be read (ledger down, nothing cached). */
+  "PROTOCOL_CONFIG_UNAVAILABLE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

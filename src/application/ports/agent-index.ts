@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { CodedError } from "../../domain/coded-error.ts";
 import type { AgentPage, AgentPageRequest, AgentRecord } from "../../domain/registry/agent-catalog.ts";
 import type { FeedbackFilter, FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import type { ServiceFilter, ServiceRecord } from "../../domain/registry/service-selection.ts";
@@ -34,7 +35,13 @@ export type AgentIndex = Readonly<{
   refresh(): Promise<void>;
 }>;
 
-/** No model has loaded yet and loading failed: the caller answers 503. */
-export class RegistryIndexUnavailableError extends Error {
+/**
+ * No model has loaded yet and loading failed: the caller answers 503. A CodedError
+ * REGISTRY_INDEX_UNAVAILABLE; the subclass only keeps the name its log lines carry.
+ */
+export class RegistryIndexUnavailableError extends CodedError<"REGISTRY_INDEX_UNAVAILABLE"> {
   override readonly name = "RegistryIndexUnavailableError";
+  constructor(message: string) {
+    super("REGISTRY_INDEX_UNAVAILABLE", message);
+  }
 }

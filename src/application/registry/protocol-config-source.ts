@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { CodedError } from "../../domain/coded-error.ts";
 import { decodeProtocolConfig, type ProtocolConfig } from "../../domain/registry/protocol-config.ts";
 import { findConfigPda } from "../../domain/registry/pdas.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -8,9 +9,15 @@ import { createRefreshingSnapshot } from "./refreshing-snapshot.ts";
 /** What registration reads from the program's singleton config: null when the account is missing. */
 export type ProtocolConfigSource = Readonly<{ get(): Promise<ProtocolConfig | null> }>;
 
-/** Thrown when the config could never be read (the ledger is down and nothing is cached). */
-export class ProtocolConfigUnavailableError extends Error {
+/**
+ * Thrown when the config could never be read (the ledger is down and nothing is cached). A
+ * CodedError PROTOCOL_CONFIG_UNAVAILABLE; the subclass only keeps the name its log lines carry.
+ */
+export class ProtocolConfigUnavailableError extends CodedError<"PROTOCOL_CONFIG_UNAVAILABLE"> {
   override readonly name = "ProtocolConfigUnavailableError";
+  constructor(message: string) {
+    super("PROTOCOL_CONFIG_UNAVAILABLE", message);
+  }
 }
 
 /**

@@ -2,8 +2,8 @@ import type { Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import type { RateLimiter } from "../../application/rate-limit.ts";
 import { type RegisterAgentDeps, registerAgent } from "../../application/registry/register-agent.ts";
-import { ProtocolConfigUnavailableError } from "../../application/registry/protocol-config-source.ts";
 import { isLedgerError } from "../../application/ports/ledger.ts";
+import { isCoded } from "../../domain/coded-error.ts";
 import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
 import { clientKey, noAddress } from "../client-address.ts";
 import { errorResponses } from "../error-models.ts";
@@ -93,7 +93,7 @@ async function unavailableOn503<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (isLedgerError(error) || error instanceof ProtocolConfigUnavailableError) {
+    if (isLedgerError(error) || isCoded(error, "PROTOCOL_CONFIG_UNAVAILABLE")) {
       throw new HttpError(503, "the ledger is unavailable; registration cannot be built right now");
     }
     throw error;

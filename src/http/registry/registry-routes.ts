@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { isAddress } from "@solana/kit";
-import { RegistryIndexUnavailableError, type AgentIndex } from "../../application/ports/agent-index.ts";
+import type { AgentIndex } from "../../application/ports/agent-index.ts";
+import { isCoded } from "../../domain/coded-error.ts";
 import { encodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import { errorResponses } from "../error-models.ts";
@@ -127,7 +128,7 @@ async function available<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise;
   } catch (error) {
-    if (error instanceof RegistryIndexUnavailableError) throw new HttpError(503, "registry index is not available yet; retry shortly");
+    if (isCoded(error, "REGISTRY_INDEX_UNAVAILABLE")) throw new HttpError(503, "registry index is not available yet; retry shortly");
     throw error;
   }
 }
