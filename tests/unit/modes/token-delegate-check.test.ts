@@ -1,0 +1,64 @@
+import { describe, expect, test } from "bun:test";
+import { none, some } from "@solana/kit";
+import { AccountState, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { toTokenAccountView } from "../../../src/application/modes/read-token-account.ts";
+import { checkTokenDelegate, type TokenAccountView, type TokenDelegateUse } from "../../../src/domain/modes/token-delegate-check.ts";
+import type { ReasonCode } from "../../../src/domain/reason-codes.ts";
+import { PAYER, USDC, testAddress } from "../../modes/support/mode-fixtures.ts";
+
+const FEE_PAYER = testAddress(21);
+const SOURCE = testAddress(22);
+const use: TokenDelegateUse = { payer: PAYER, asset: USDC, amount: 1_000_000n, feePayers: [testAddress(20), FEE_PAYER] };
+
+function view(overrides: Partial<TokenAccountView> = {}): TokenAccountView {
+  return { address: SOURCE, mint: USDC, owner: PAYER, amount: 5_000_000n, delegate: FEE_PAYER, delegatedAmount: 1_000_000n, frozen: false, ...overrides };
+}
+
+describe("checkTokenDelegate (pure)", () => {
+  test("accepts an allowance to one of our fee payers covering the amount, and names it", () => {
+    expect(checkTokenDelegate(view(), use)).toEqual({ sourceTokenAccount: SOURCE, owner: PAYER, delegateAuthority: FEE_PAYER });
+  });
+
+  const refusals: [string, TokenAccountView | null, ReasonCode][] = [
+    ["no token account", null, "DELEGATION_INVALID"],
+    ["another owner's account", view({ owner: testAddress(30) }), "DELEGATION_INVALID"],
+    ["an account of another mint", view({ mint: testAddress(31) }), "DELEGATION_INVALID"],
+    ["a frozen account", view({ frozen: true }), "DELEGATION_INVALID"],
+    ["no delegate", view({ delegate: null, delegatedAmount: 0n }), "DELEGATION_INVALID"],
+    ["a delegate that is not our fee payer", view({ delegate: testAddress(32) }), "DELEGATION_INVALID"],
+    ["an allowance 1 below the amount", view({ delegatedAmount: 999_999n }), "DELEGATION_BUDGET_EXCEEDED"],
+    ["a balance below the amount", view({ amount: 10n, delegatedAmount: 2_000_000n }), "DELEGATION_INSUFFICIENT_FUNDS"],
+  ];
+  for (const [name, account, reason] of refusals) {
+    test(`refuses ${name}: ${reason}`, () => {
+      const result = checkTokenDelegate(account, use);
+      expect("reason" in result ? result.reason : null).toBe(reason);
+    });
+  }
+});
+
+describe("toTokenAccountView (SPL Token bytes from @solana-program/token's encoder)", () => {
+  const bytes = new Uint8Array(
+    getTokenEncoder().encode({
+      mint: USDC,
+      owner: PAYER,
+      amount: 7n,
+      delegate: some(FEE_PAYER),
+      state: AccountState.Frozen,
+      isNative: none(),
+      delegatedAmount: 3n,
+      closeAuthority: none(),
+    }),
+  );
+
+  test("decodes an SPL Token-owned account", () => {
+    const snapshot = { address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data: bytes, executable: false };
+    expect(toTokenAccountView(snapshot)).toEqual({ address: SOURCE, mint: USDC, owner: PAYER, amount: 7n, delegate: FEE_PAYER, delegatedAmount: 3n, frozen: true });
+  });
+
+  test("ignores the same bytes under another owner, and missing or short data", () => {
+    expect(toTokenAccountView({ address: SOURCE, owner: testAddress(9), lamports: 1n, data: bytes, executable: false })).toBeNull();
+    expect(toTokenAccountView({ address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data: bytes.subarray(0, 100), executable: false })).toBeNull();
+    expect(toTokenAccountView(null)).toBeNull();
+  });
+});
