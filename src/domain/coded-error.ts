@@ -2,6 +2,24 @@
  * The codes of the errors the service throws on purpose. Payment problems are never thrown
  * (they are `Rejection` values with reason codes); these are refused requests and refused boots.
  */
+/**
+ * Why a signer cannot be built or cannot sign. Kept as the signers have always named them
+ * (operators' runbooks and alerts know these), so they carry no prefix.
+ */
+export const SIGNER_ERROR_CODES = [
+  "CONFIG_INVALID",
+  "KEY_INVALID",
+  "KEY_NOT_FOUND",
+  "ACCESS_DENIED",
+  "ADDRESS_MISMATCH",
+  "THROTTLED",
+  "TIMEOUT",
+  "BACKEND_UNAVAILABLE",
+  "BACKEND_ERROR",
+  "CLOSED",
+] as const;
+export type SignerErrorCode = (typeof SIGNER_ERROR_CODES)[number];
+
 export const ERROR_CODES = [
   // A request the HTTP layer refuses; src/http/http-error.ts maps each to its status.
   "BAD_REQUEST",
@@ -31,6 +49,7 @@ export const ERROR_CODES = [
   "REGISTRY_INDEX_UNAVAILABLE",
   /** The registry program's config could never be read (ledger down, nothing cached). */
   "PROTOCOL_CONFIG_UNAVAILABLE",
+  ...SIGNER_ERROR_CODES,
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -53,4 +72,11 @@ export class CodedError<C extends ErrorCode = ErrorCode> extends Error {
 
 export function isCoded<C extends ErrorCode>(error: unknown, code: C): error is CodedError<C> {
   return error instanceof CodedError && error.code === code;
+}
+
+const SIGNER_CODES: ReadonlySet<ErrorCode> = new Set(SIGNER_ERROR_CODES);
+
+/** Whether a signer failed, with any of its codes. */
+export function isSignerFailure(error: unknown): error is CodedError<SignerErrorCode> {
+  return error instanceof CodedError && SIGNER_CODES.has(error.code);
 }

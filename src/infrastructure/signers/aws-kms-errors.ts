@@ -1,3 +1,4 @@
+import { type CodedError, isSignerFailure } from "../../domain/coded-error.ts";
 import { SignerError, type SignerErrorCode } from "./signer-error.ts";
 
 /** AWS error names grouped by what an operator has to do about them. */
@@ -28,8 +29,8 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_A
  * SECURITY: the SDK's own message is dropped: it can quote request details, and a
  * credentials error can include the access key id.
  */
-export function mapKmsError(error: unknown, keyId: string, operation: "Sign" | "GetPublicKey"): SignerError {
-  if (error instanceof SignerError) return error;
+export function mapKmsError(error: unknown, keyId: string, operation: "Sign" | "GetPublicKey"): CodedError<SignerErrorCode> {
+  if (isSignerFailure(error)) return error;
   const name = errorField(error, "name") ?? "Error";
   const attempts = attemptsOf(error);
   const suffix = attempts > 1 ? `, after ${attempts} attempts` : "";

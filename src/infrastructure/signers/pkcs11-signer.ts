@@ -1,5 +1,6 @@
 import type { Handle, Template } from "pkcs11js";
 import type { Signer } from "../../application/ports/signer.ts";
+import { isSignerFailure } from "../../domain/coded-error.ts";
 import { addressFromPublicKey, ed25519KeyFromEcPoint } from "./ed25519-public-key.ts";
 import { CKK_EC_EDWARDS, CKM_EDDSA, pkcs11ErrorName } from "./pkcs11-constants.ts";
 import { acquirePkcs11Module, type Pkcs11Module, tokenStoreHint } from "./pkcs11-module.ts";
@@ -134,7 +135,7 @@ function pkcs11Signer(
         }),
       );
     } catch (error) {
-      throw error instanceof SignerError ? error : new SignerError("BACKEND_ERROR", `pkcs11 sign failed (${pkcs11ErrorName(error)})`);
+      throw isSignerFailure(error) ? error : new SignerError("BACKEND_ERROR", `pkcs11 sign failed (${pkcs11ErrorName(error)})`);
     }
     // SECURITY: a signature that does not verify under the advertised key is never used.
     if (!(await verify(message, signature))) {

@@ -1,25 +1,13 @@
-/**
- * Stable reasons a signer cannot be built or cannot sign. Callers branch on `code`, never
- * on message text. Messages name settings and key ids, never key material, PINs or values.
- */
-export type SignerErrorCode =
-  | "CONFIG_INVALID"
-  | "KEY_INVALID"
-  | "KEY_NOT_FOUND"
-  | "ACCESS_DENIED"
-  | "ADDRESS_MISMATCH"
-  | "THROTTLED"
-  | "TIMEOUT"
-  | "BACKEND_UNAVAILABLE"
-  | "BACKEND_ERROR"
-  | "CLOSED";
+import { CodedError, type SignerErrorCode } from "../../domain/coded-error.ts";
 
-export class SignerError extends Error {
+export type { SignerErrorCode };
+
+/**
+ * A CodedError with one of the signer's codes (domain/coded-error.ts: SIGNER_ERROR_CODES):
+ * a signer cannot be built or cannot sign. Callers branch on `code` (`isSignerFailure`), never
+ * on message text. Messages name settings and key ids, never key material, PINs or values.
+ * The subclass only keeps the name its log lines and boot messages carry.
+ */
+export class SignerError extends CodedError<SignerErrorCode> {
   override readonly name = "SignerError";
-  constructor(
-    readonly code: SignerErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
