@@ -5,10 +5,16 @@
  *   BENCH_AGENTS=100000 BENCH_TTL_SECONDS=3 BENCH_CHURN=200 npm run bench:registry
  *                                                            100,000 agents, a refresh every ~2 s
  *                                                            with 200 agents changed per second
+ *   BENCH_LEDGER=rpc BENCH_AGENTS=100000 npm run bench:registry
+ *                                                            the ledger in its own process, read over
+ *                                                            JSON-RPC (the production shape)
  *   (BENCH_SECONDS=4 BENCH_CONCURRENCY=64 to tune)
  *
  * Seeds AgentIdentity accounts (real byte layout, Anchor padding) into the embedded litesvm
- * ledger and measures the index refresh in isolation: cold, warm with nothing changed, warm with 1%
+ * ledger: by default in this process (its copies of the accounts then count in the RSS reported),
+ * with BENCH_LEDGER=rpc in a child process (registry-ledger-process.ts) that serves JSON-RPC and
+ * rewrites accounts on command, while this process reads it the way the service does with an
+ * external SOLANA_RPC_URL (the JSON-RPC ledger, and the Worker reader for full reads). It measures the index refresh in isolation: cold, warm with nothing changed, warm with 1%
  * changed (the catalog is updated) and with 20% changed (rebuilt). Each row gives the wall time,
  * the event-loop time of the index's own sliced work, the longest slice (how long a request can
  * wait behind it), the ledger read and the process CPU.
@@ -23,16 +29,18 @@
 import { heapStats } from "bun:jsc";
 import { loadavg } from "node:os";
 import { Elysia } from "elysia";
-import { getAddressDecoder, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
+import type { Ledger } from "../src/application/ports/ledger.ts";
 import { systemClock } from "../src/application/ports/clock.ts";
 import { silentLogger } from "../src/application/ports/logger.ts";
-import { AGENT_IDENTITY_DISCRIMINATOR, encodeAgentIdentity, type AgentIdentity } from "../src/domain/registry/agent-identity.ts";
-import { categoryHash, createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
-import { DEFAULT_REGISTRY_PROGRAM_ID } from "../src/domain/registry/pdas.ts";
+import { AGENT_IDENTITY_DISCRIMINATOR } from "../src/domain/registry/agent-identity.ts";
+import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
 import { registryRoutes } from "../src/http/registry/registry-routes.ts";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createRpcLedger } from "../src/infrastructure/ledger/rpc-ledger.ts";
 import { createAgentIndex, type RefreshReport } from "../src/infrastructure/registry/ledger-agent-index.ts";
+import { createRpcProgramAccountReader, type ProgramAccountReader } from "../src/infrastructure/registry/rpc-program-account-reader.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,52 +51,14 @@ import { usersRoutes } from "../src/http/registry/users-routes.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
 import { openStore } from "../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
+import { address, programId, rewriteShare, writeAgent, writeOwnedAgents } from "./registry-agents.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const TTL_SECONDS = Number(process.env.BENCH_TTL_SECONDS ?? 30);
 const CHURN = Number(process.env.BENCH_CHURN ?? 0);
-const AGENT_SPACE = 8 + 32 + 32 + 8 + 32 + 204 + 32 + 164 + 1 + 64 + 1;
-const programId = DEFAULT_REGISTRY_PROGRAM_ID;
-
-function address(label: number, n: number): Address {
-  const bytes = new Uint8Array(32);
-  bytes[0] = label;
-  new DataView(bytes.buffer).setUint32(1, n, true);
-  return getAddressDecoder().decode(bytes);
-}
-
-const tagBytes = (name: string) => Uint8Array.from(categoryHash(name).match(/../g) ?? [], (h) => parseInt(h, 16));
-const TAGS = DEFAULT_CATEGORY_NAMES.map(tagBytes);
-
-function agent(n: number, version = 0): AgentIdentity {
-  return {
-    nftMint: address(1, n),
-    owner: address(2, n % 500),
-    ownerVersion: 1n,
-    feedbackAuthority: address(3, n),
-    metadataUri: `https://agents.example/${n}/agent-card.json`,
-    metadataHash: new Uint8Array(32),
-    tags: [TAGS[n % TAGS.length] as Uint8Array, TAGS[(n * 7) % TAGS.length] as Uint8Array],
-    active: n % 10 !== 0,
-    createdAt: 1_700_000_000n + BigInt(n),
-    updatedAt: 1_700_000_000n + BigInt(n % 3000) + BigInt(version) * 10_000n,
-    verifiedFeedbackCount: BigInt(n % 7),
-    verifiedScoreSum: BigInt((n % 7) * 75),
-    unverifiedFeedbackCount: 1n,
-    unverifiedScoreSum: 50n,
-    validationCount: 0n,
-    delegationCount: 0n,
-    bump: 255,
-  };
-}
-
-function writeAgent(ledger: EmbeddedLedger, n: number, version = 0): void {
-  const data = new Uint8Array(AGENT_SPACE);
-  data.set(encodeAgentIdentity(agent(n, version)));
-  ledger.setAccount(address(9, n), { lamports: 3_000_000n, owner: programId, data });
-}
+const LEDGER_MODE = process.env.BENCH_LEDGER === "rpc" ? "rpc" : "in-process";
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -98,12 +68,90 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (value: number) => value.toFixed(value < 10 ? 1 : 0);
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 
-async function main(): Promise<void> {
-  const loadAtStart = load();
+/** The seeded ledger as the bench drives it, in this process or in a child serving JSON-RPC. */
+type BenchLedger = Readonly<{
+  /** What the index reads through (and `/users/me`'s owner-filtered read). */
+  ledger: Ledger;
+  readProgramAccounts?: ProgramAccountReader;
+  seedMs: number;
+  rewrite(share: number, version: number): Promise<void>;
+  /** Rewrites `count` agents from the `from`-th churn step on; not awaited by the churn timer. */
+  churn(from: number, count: number, version: number): Promise<void>;
+  addOwned(owner: Address): Promise<void>;
+  /** The ledger process's RSS when it is not this one. */
+  ledgerRss(): Promise<number | undefined>;
+  close(): void;
+}>;
+
+function inProcessLedger(): BenchLedger {
   const ledger = createEmbeddedLedger();
   const seedStart = performance.now();
   for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
-  const seedMs = performance.now() - seedStart;
+  return {
+    ledger,
+    seedMs: performance.now() - seedStart,
+    rewrite: async (share, version) => rewriteShare(ledger, AGENTS, share, version),
+    churn: async (from, count, version) => {
+      for (let i = 0; i < count; i++) writeAgent(ledger, ((from + i) * 7919) % AGENTS, version + from + i + 1);
+    },
+    addOwned: async (owner) => writeOwnedAgents(ledger, 20, owner, AGENTS),
+    ledgerRss: async () => undefined,
+    close: () => {},
+  };
+}
+
+/** The ledger in registry-ledger-process.ts; commands go one a line on its stdin, answered in order. */
+async function childProcessLedger(): Promise<BenchLedger> {
+  const child = Bun.spawn([process.execPath, new URL("./registry-ledger-process.ts", import.meta.url).pathname], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+    env: { ...process.env, BENCH_AGENTS: String(AGENTS) },
+  });
+  const waiting: ((line: string) => void)[] = [];
+  const lines = (async function* () {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    const reader = child.stdout.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      buffered += decoder.decode(read.value, { stream: true });
+      let newline: number;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        yield buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+      }
+    }
+  })();
+  const first = await lines.next();
+  if (first.done) throw new Error(`ledger process exited with ${await child.exited}`);
+  const { url, seedMs } = JSON.parse(first.value) as { url: string; seedMs: number };
+  void (async () => {
+    for await (const line of lines) waiting.shift()?.(line);
+  })();
+  const send = (command: Record<string, unknown>) =>
+    new Promise<{ rss: number }>((resolve) => {
+      waiting.push((line) => resolve(JSON.parse(line) as { rss: number }));
+      child.stdin.write(`${JSON.stringify(command)}\n`);
+      child.stdin.flush();
+    });
+  return {
+    // As src/service.ts wires an external SOLANA_RPC_URL (a 120 s budget for the full reads, which
+    // the embedded ledger's own JSON-RPC server answers in seconds at 100,000).
+    ledger: createRpcLedger({ url, logger: silentLogger }),
+    readProgramAccounts: createRpcProgramAccountReader({ url, timeoutMs: 120_000 }),
+    seedMs,
+    rewrite: async (share, version) => void (await send({ op: "rewrite", share, version })),
+    churn: async (from, count, version) => void (await send({ op: "churn", from, count, version })),
+    addOwned: async (owner) => void (await send({ op: "owned", owner })),
+    ledgerRss: async () => (await send({ op: "rss" })).rss,
+    close: () => child.kill(),
+  };
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = load();
+  const bench = LEDGER_MODE === "rpc" ? await childProcessLedger() : inProcessLedger();
+  const { ledger, seedMs } = bench;
   const rssSeeded = process.memoryUsage().rss;
 
   const reports: (RefreshReport & { at: number })[] = [];
@@ -113,14 +161,15 @@ async function main(): Promise<void> {
     programId,
     ttlMs: TTL_SECONDS * 1000,
     logger: silentLogger,
+    ...(bench.readProgramAccounts ? { readProgramAccounts: bench.readProgramAccounts } : {}),
     onRefresh: (report) => reports.push({ ...report, at: performance.now() }),
   });
 
   // The refresh in isolation (no load): what it costs and how long it can hold the event loop.
   let version = 1;
   const refreshRows: Record<string, string | number>[] = [];
-  async function measureRefresh(name: string, change: () => void): Promise<void> {
-    change();
+  async function measureRefresh(name: string, change: () => Promise<void>): Promise<void> {
+    await change();
     const before = reports.length;
     const cpu = process.cpuUsage();
     const wall = performance.now();
@@ -139,17 +188,15 @@ async function main(): Promise<void> {
       changed: report ? report.changed : "-",
     });
   }
-  const rewrite = (share: number) => () => {
-    const step = Math.max(1, Math.round(1 / share));
-    for (let n = 0; n < AGENTS; n += step) writeAgent(ledger, n, version);
-    version++;
-  };
-  await measureRefresh("cold (all decoded, catalog built)", () => {});
-  for (let i = 0; i < 3; i++) await measureRefresh("warm, nothing changed", () => {});
+  const rewrite = (share: number) => () => bench.rewrite(share, version++);
+  const nothing = async () => {};
+  await measureRefresh("cold (all decoded, catalog built)", nothing);
+  for (let i = 0; i < 3; i++) await measureRefresh("warm, nothing changed", nothing);
   for (let i = 0; i < 3; i++) await measureRefresh("warm, 1% changed (catalog updated)", rewrite(0.01));
   for (let i = 0; i < 2; i++) await measureRefresh("warm, 20% changed (catalog rebuilt)", rewrite(0.2));
   const gpaStart = performance.now();
-  await ledger.getProgramAccounts(programId, [{ memcmp: { offset: 0, bytes: new Uint8Array(AGENT_IDENTITY_DISCRIMINATOR) } }]);
+  const agentFilters = [{ memcmp: { offset: 0, bytes: new Uint8Array(AGENT_IDENTITY_DISCRIMINATOR) } }];
+  await (bench.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters)))(programId, agentFilters);
   const gpaMs = performance.now() - gpaStart;
   Bun.gc(true);
   const rssIndexed = process.memoryUsage().rss;
@@ -176,7 +223,9 @@ async function main(): Promise<void> {
   let churned = 0;
   const churn = CHURN > 0
     ? setInterval(() => {
-        for (let i = 0; i < CHURN / 10; i++) writeAgent(ledger, (churned++ * 7919) % AGENTS, version + churned);
+        const count = Math.round(CHURN / 10);
+        void bench.churn(churned, count, version);
+        churned += count;
       }, 100)
     : null;
   let rssPeak = 0;
@@ -204,7 +253,7 @@ async function main(): Promise<void> {
 
   // /users/me needs the auth composition, whose in-memory PGlite alone takes a few hundred MB of
   // RSS: it starts only now, so the figures above are the registry's.
-  const signedIn = await signedInUser(ledger, index);
+  const signedIn = await signedInUser(bench, index);
   const usersApp = new Elysia().use(errorLayer(silentLogger)).use(authRoutes(signedIn.auth)).use(usersRoutes(signedIn.auth));
   const usersServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => usersApp.handle(request) });
   const usersBase = `http://127.0.0.1:${usersServer.port}`;
@@ -214,16 +263,18 @@ async function main(): Promise<void> {
   clearInterval(rssSampler);
   await server.stop(true);
   await signedIn.close();
+  const ledgerRss = await bench.ledgerRss();
+  bench.close();
   const duringLoad = reports.filter((r) => r.kind === "agents").slice(refreshRows.length);
   const busy = duringLoad.map((r) => r.busyMs).sort((a, b) => a - b);
 
-  console.log(`\nregistry bench: ${AGENTS} agents, ${CONCURRENCY} concurrent fetches from another process, ${SECONDS}s per scenario, TTL ${TTL_SECONDS}s, churn ${CHURN} agents/s (Bun ${Bun.version})`);
+  console.log(`\nregistry bench: ${AGENTS} agents, ledger ${LEDGER_MODE === "rpc" ? "in a child process over JSON-RPC" : "in process"}, ${CONCURRENCY} concurrent fetches from another process, ${SECONDS}s per scenario, TTL ${TTL_SECONDS}s, churn ${CHURN} agents/s (Bun ${Bun.version})`);
   console.log(`load average at start ${loadAtStart}, at end ${load()} (2 cores)\n`);
   console.table(refreshRows);
   console.table(rows);
   console.table([
     { metric: "seed via setAccount", value: `${seedMs.toFixed(0)} ms` },
-    { metric: "embedded getProgramAccounts (agents, warm)", value: `${gpaMs.toFixed(0)} ms` },
+    { metric: `${LEDGER_MODE === "rpc" ? "JSON-RPC (Worker reader)" : "embedded"} getProgramAccounts (agents, warm)`, value: `${gpaMs.toFixed(0)} ms` },
     { metric: "agent refreshes during the load", value: `${duringLoad.length}, index busy median ${ms(percentile(busy, 50))} ms, max ${ms(busy.at(-1) ?? 0)} ms` },
     { metric: "agents rewritten during the load", value: `${churned}` },
     { metric: "JS heap with index built", value: mb(heapIndexed) },
@@ -232,6 +283,7 @@ async function main(): Promise<void> {
     { metric: "RSS peak during the registry scenarios", value: mb(rssPeakRegistry) },
     { metric: "RSS after the registry scenarios", value: mb(rssAfterRegistry) },
     { metric: "RSS peak with /users/me (adds PGlite)", value: mb(rssPeak) },
+    ...(ledgerRss === undefined ? [] : [{ metric: "ledger process RSS at the end (not counted above)", value: mb(ledgerRss) }]),
   ]);
 }
 
@@ -250,18 +302,14 @@ async function loadInProcess(url: string, headers?: Record<string, string>): Pro
 }
 
 /** The real auth composition on in-memory PGlite, and a wallet that owns 20 seeded agents. */
-async function signedInUser(ledger: EmbeddedLedger, index: ReturnType<typeof createAgentIndex>) {
+async function signedInUser(bench: BenchLedger, index: ReturnType<typeof createAgentIndex>) {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-auth-"));
   const parsed = parseAppConfig({ DATA_DIR: dataDir, AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: "100000" });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const store = await openStore({ inMemory: true });
   const auth = await createAuth(parsed.config, { executor: store.executor, index, counters: createSqlWindowCounters(store.executor, "bench"), clock: systemClock, logger: silentLogger });
   const wallet = await generateKeyPairSigner();
-  for (let n = 0; n < 20; n++) {
-    const data = new Uint8Array(AGENT_SPACE);
-    data.set(encodeAgentIdentity({ ...agent(AGENTS + n), nftMint: address(8, n), owner: wallet.address }));
-    ledger.setAccount(address(7, n), { lamports: 3_000_000n, owner: programId, data });
-  }
+  await bench.addOwned(wallet.address);
   const post = async (base: string, path: string, body: unknown) =>
     (await (await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as Record<string, string>;
   return {
