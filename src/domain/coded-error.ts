@@ -49,6 +49,8 @@ export const ERROR_CODES = [
   "REGISTRY_INDEX_UNAVAILABLE",
   /** The registry program's config could never be read (ledger down, nothing cached). */
   "PROTOCOL_CONFIG_UNAVAILABLE",
+  /** A JWT key file (signing or verification keys) cannot be used; a refused boot. */
+  "AUTH_KEY_INVALID",
   ...SIGNER_ERROR_CODES,
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8 } from "jose";
+import { CodedError, isCoded } from "../../domain/coded-error.ts";
 
 /** The one JWS algorithm we sign and accept: Ed25519 (RFC 8037 "EdDSA"). */
 export const JWT_ALGORITHM = "EdDSA";
@@ -10,9 +11,15 @@ export type JwtSigningKey = Readonly<{ kid: string; privateKey: CryptoKey; publi
 /** Public keys tokens may be verified with, by `kid`: ours and any listed for rotation. */
 export type JwtVerificationKeys = ReadonlyMap<string, CryptoKey>;
 
-/** A key file that cannot be used. The message names the setting and the path, never key material. */
-export class AuthKeyError extends Error {
+/**
+ * A key file that cannot be used: CodedError AUTH_KEY_INVALID. The message names the setting and
+ * the path, never key material. The subclass only keeps the name its boot messages carry.
+ */
+export class AuthKeyError extends CodedError<"AUTH_KEY_INVALID"> {
   override readonly name = "AuthKeyError";
+  constructor(message: string) {
+    super("AUTH_KEY_INVALID", message);
+  }
 }
 
 type PublicOkp = Readonly<{ kty: "OKP"; crv: "Ed25519"; x: string }>;
@@ -62,7 +69,7 @@ export async function loadVerificationKeys(path: string, setting = "AUTH_JWT_VER
   try {
     parsed = JSON.parse(readText(path, setting));
   } catch (error) {
-    if (error instanceof AuthKeyError) throw error;
+    if (isCoded(error, "AUTH_KEY_INVALID")) throw error;
     throw new AuthKeyError(`${setting}: ${path}: not JSON`);
   }
   const keys = isObject(parsed) && Array.isArray(parsed["keys"]) ? (parsed["keys"] as unknown[]) : null;
