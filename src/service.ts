@@ -17,6 +17,7 @@ import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-
 import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
+import { createVerificationKeyCache } from "./domain/verification/signature-checks.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
@@ -158,6 +159,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ...(protocolFee ? { protocolFee } : {}),
     simulate: config.VERIFY_SIMULATE,
     atas: createAtaDeriver(),
+    verificationKeys: createVerificationKeyCache(),
     // One per process: concurrent verifications of one blockhash share a single isBlockhashValid call.
     blockhashCheck: createSharedBlockhashCheck(ledger),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),

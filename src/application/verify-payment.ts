@@ -10,6 +10,7 @@ import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
 import { reject, type Rejection } from "../domain/verification/rejection.ts";
 import { checkRequirements } from "../domain/verification/requirement-checks.ts";
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
+import type { VerificationKeyCache } from "../domain/verification/signature-checks.ts";
 import { verifyPaymentTransaction } from "../domain/verification/verify-transaction.ts";
 import { toTokenAccountView } from "./modes/read-token-account.ts";
 import { type Ledger, isLedgerRefusal } from "./ports/ledger.ts";
@@ -41,6 +42,8 @@ export type VerifyPaymentDeps = Readonly<{
   settledLookup?: (key: string, paymentId: PayerPaymentId | null) => Promise<boolean>;
   /** Shared ATA cache; one per process is enough (the composition root owns it). A fresh one per call otherwise. */
   atas?: AtaDeriver;
+  /** Imported payer signature keys; one per process (the composition root owns it). A fresh one per call otherwise. */
+  verificationKeys?: VerificationKeyCache;
   /** Blockhash validity shared by concurrent verifications (`createSharedBlockhashCheck`); default: ask the ledger each time. */
   blockhashCheck?: BlockhashCheck;
 }>;
@@ -98,6 +101,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     policy: deps.policy,
     assetDecimals: deps.assetDecimals ?? USDC_DECIMALS,
     atas: deps.atas ?? createAtaDeriver(),
+    ...(deps.verificationKeys ? { keys: deps.verificationKeys } : {}),
     protocolFee: deps.protocolFee ?? null,
   });
   if (!verdict.ok) return rejected(verdict.rejection.reason, verdict.rejection.message, verdict.payer);

@@ -6,13 +6,16 @@ import { reject, type Rejection } from "./rejection.ts";
  * bytes. Simulation runs with signature verification off, so without this a forged or zeroed
  * payer signature would pass /verify and fail only at settlement, after our fee is spent.
  */
-export async function checkPayerSignatures(view: TransactionView): Promise<Rejection | null> {
+export async function checkPayerSignatures(
+  view: TransactionView,
+  keys: VerificationKeyCache = createVerificationKeyCache(),
+): Promise<Rejection | null> {
   const others = view.signatureSlots.slice(1);
   for (const slot of others) {
     if (slot.signature === null) return reject("PAYER_SIGNATURE_INVALID", `signature of ${slot.address} is missing`);
   }
   const results = await Promise.all(
-    others.map((slot) => verifyEd25519(slot.address, slot.publicKey, slot.signature, view.messageBytes)),
+    others.map((slot) => verifyEd25519(keys, slot.address, slot.publicKey, slot.signature, view.messageBytes)),
   );
   const badIndex = results.indexOf(false);
   const bad = others[badIndex];
@@ -20,22 +23,31 @@ export async function checkPayerSignatures(view: TransactionView): Promise<Rejec
 }
 
 /** Imported verification keys by address. Payers pay again and again, and importKey is not free. */
-const KEY_CACHE_CAPACITY = 10_000;
-const importedKeys = new Map<string, Promise<CryptoKey>>();
+export type VerificationKeyCache = Readonly<{
+  /** The public key as a WebCrypto key, imported once per address (bounded, oldest evicted first). */
+  keyFor(address: string, publicKey: Uint8Array<ArrayBuffer>): Promise<CryptoKey>;
+}>;
 
-/** The public key as a WebCrypto key, imported once per address (bounded, oldest evicted first). */
-function verificationKey(address: string, publicKey: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
-  const cached = importedKeys.get(address);
-  if (cached) return cached;
-  const imported = crypto.subtle.importKey("raw", publicKey, "Ed25519", false, ["verify"]);
-  // A key that fails to import is not kept: the next attempt fails (or succeeds) on its own.
-  imported.catch(() => importedKeys.delete(address));
-  if (importedKeys.size >= KEY_CACHE_CAPACITY) {
-    const oldest = importedKeys.keys().next();
-    if (!oldest.done) importedKeys.delete(oldest.value);
-  }
-  importedKeys.set(address, imported);
-  return imported;
+const KEY_CACHE_CAPACITY = 10_000;
+
+/** One per process is enough: the composition root owns it. Without one, each check imports afresh. */
+export function createVerificationKeyCache(capacity = KEY_CACHE_CAPACITY): VerificationKeyCache {
+  const importedKeys = new Map<string, Promise<CryptoKey>>();
+  return {
+    keyFor(address, publicKey) {
+      const cached = importedKeys.get(address);
+      if (cached) return cached;
+      const imported = crypto.subtle.importKey("raw", publicKey, "Ed25519", false, ["verify"]);
+      // A key that fails to import is not kept: the next attempt fails (or succeeds) on its own.
+      imported.catch(() => importedKeys.delete(address));
+      if (importedKeys.size >= capacity) {
+        const oldest = importedKeys.keys().next();
+        if (!oldest.done) importedKeys.delete(oldest.value);
+      }
+      importedKeys.set(address, imported);
+      return imported;
+    },
+  };
 }
 
 /**
@@ -45,6 +57,7 @@ function verificationKey(address: string, publicKey: Uint8Array<ArrayBuffer>): P
  * names the key exactly. Any failure, including a malformed key, is "invalid".
  */
 async function verifyEd25519(
+  keys: VerificationKeyCache,
   address: string,
   publicKey: Uint8Array<ArrayBuffer>,
   signature: Uint8Array<ArrayBuffer> | null,
@@ -52,7 +65,7 @@ async function verifyEd25519(
 ): Promise<boolean> {
   if (signature === null || signature.byteLength !== 64 || publicKey.byteLength !== 32) return false;
   try {
-    return await crypto.subtle.verify("Ed25519", await verificationKey(address, publicKey), signature, message);
+    return await crypto.subtle.verify("Ed25519", await keys.keyFor(address, publicKey), signature, message);
   } catch {
     return false;
   }

@@ -5,7 +5,7 @@ import { decodeBase64Transaction, inspectWireTransaction } from "../transaction/
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
 import { checkFeePayerIsOurs, checkFeePayerNotInInstructions, checkFeePayerSlotEmpty } from "./fee-payer-checks.ts";
 import { reject, type Rejection } from "./rejection.ts";
-import { checkPayerSignatures } from "./signature-checks.ts";
+import { checkPayerSignatures, type VerificationKeyCache } from "./signature-checks.ts";
 import { checkComputeLimits, checkPriorityFee, checkSignatureCount, readComputeBudget, transactionFeeLamports } from "./fee-checks.ts";
 import {
   checkInstructionCount,
@@ -26,6 +26,8 @@ export type TransactionCheckInput = Readonly<{
   policy: VerificationPolicy;
   assetDecimals: number;
   atas: AtaDeriver;
+  /** Imported payer keys, shared across checks; default: a fresh cache per check. */
+  keys?: VerificationKeyCache;
   /** The operator's protocol-fee split; null (default) means every payment is one transfer. */
   protocolFee?: ProtocolFeeSplit | null;
 }>;
@@ -83,7 +85,7 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
     (await checkRecipient(transfer, input.requirements, input.atas)) ??
     (split && fee ? await checkFeeTransfer(fee, transfer, split, input.requirements, input.atas) : null) ??
     checkAuthorityIsSigner(view, transfer) ??
-    (await checkPayerSignatures(view));
+    (await checkPayerSignatures(view, input.keys));
   if (rejection) return { ok: false, rejection, payer };
   return { ok: true, view, transfer, transfers: found.transfers, payer, feeLamports: transactionFeeLamports(view.signatureSlots.length, budget) };
 }
