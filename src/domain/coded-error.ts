@@ -40,6 +40,10 @@ export const ERROR_CODES = [
   "LEDGER_REJECTED",
   /** The ledger could not be asked (transport, timeout, a node fault); worth retrying. */
   "LEDGER_UNAVAILABLE",
+  /** The node answered a JSON-RPC call with an error object; the RPC ledger classifies it. */
+  "LEDGER_RPC_ERROR",
+  /** The node answered with an HTTP status outside 2xx; the RPC ledger classifies it. */
+  "LEDGER_HTTP_ERROR",
   /**
    * The settlement store could not be reached, refused the connection or lost it mid-statement.
    * A write that failed this way may or may not have committed; callers leave the rest to recovery.

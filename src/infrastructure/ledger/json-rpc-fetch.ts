@@ -1,19 +1,35 @@
-/** A JSON-RPC error answered by the node, kept with its own message and data (kit's errors drop them). */
-export class RpcServerError extends Error {
+import { CodedError, isCoded } from "../../domain/coded-error.ts";
+
+/**
+ * A JSON-RPC error answered by the node (CodedError LEDGER_RPC_ERROR), kept with its own numeric
+ * JSON-RPC code, message and data (kit's errors drop them). A subclass only to carry those as data.
+ */
+export class RpcServerError extends CodedError<"LEDGER_RPC_ERROR"> {
+  // The name these always had; they never leave classify() in rpc-ledger.ts, but a log line stays alike.
+  override readonly name = "Error";
   constructor(
-    readonly code: number,
+    readonly rpcCode: number,
     message: string,
     readonly data: unknown,
   ) {
-    super(message);
+    super("LEDGER_RPC_ERROR", message);
   }
 }
 
-/** The node answered with an HTTP status outside 2xx. */
-export class RpcHttpError extends Error {
+/** The node answered with an HTTP status outside 2xx (CodedError LEDGER_HTTP_ERROR). */
+export class RpcHttpError extends CodedError<"LEDGER_HTTP_ERROR"> {
+  override readonly name = "Error";
   constructor(readonly statusCode: number) {
-    super(`HTTP error ${statusCode}`);
+    super("LEDGER_HTTP_ERROR", `HTTP error ${statusCode}`);
   }
+}
+
+export function isRpcServerError(error: unknown): error is RpcServerError {
+  return isCoded(error, "LEDGER_RPC_ERROR");
+}
+
+export function isRpcHttpError(error: unknown): error is RpcHttpError {
+  return isCoded(error, "LEDGER_HTTP_ERROR");
 }
 
 /** One JSON-RPC request: the node's `result`, or a thrown RpcServerError, RpcHttpError, or fetch/abort error. */

@@ -16,7 +16,7 @@ import { MAX_SIGNATURES_PER_PAGE, type TransactionHistory } from "../../applicat
 import { tokenBalanceChanges, type TokenBalanceEntry } from "../../domain/modes/token-balance-changes.ts";
 import { redactUrl, scrubUrlSecrets } from "../logging/redact.ts";
 import { fromBase64, toBase64 } from "../../domain/codecs/base64.ts";
-import { createJsonRpcFetch, RpcHttpError, RpcServerError, u64Of } from "./json-rpc-fetch.ts";
+import { createJsonRpcFetch, isRpcHttpError, isRpcServerError, RpcServerError, u64Of } from "./json-rpc-fetch.ts";
 import { landedTransactionOf } from "./rpc-landed-transaction.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
@@ -145,15 +145,15 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   function classify(error: unknown, method: string, refusable: boolean): LedgerError {
     if (isLedgerError(error)) return error;
     let result: LedgerError;
-    if (error instanceof RpcServerError) {
+    if (isRpcServerError(error)) {
       const logs = logsOf(error.data);
       const message = scrub(withLogs(`${method}: ${error.message}${errSuffix(error.data)}`, logs));
-      const rejected = !UNAVAILABLE_CODES.has(error.code) && (refusable || BAD_REQUEST_CODES.has(error.code));
+      const rejected = !UNAVAILABLE_CODES.has(error.rpcCode) && (refusable || BAD_REQUEST_CODES.has(error.rpcCode));
       // SECURITY: the code comes from the structured `data.err` only; `message` and the logs carry
       // text a payer wrote (a Memo's), which must never decide how a refusal is classified.
-      const transactionError = error.code === PREFLIGHT_FAILURE ? transactionErrorCodeOfData(error.data) : null;
+      const transactionError = error.rpcCode === PREFLIGHT_FAILURE ? transactionErrorCodeOfData(error.data) : null;
       result = new LedgerError(rejected ? "rejected" : "unavailable", message, logs, transactionError);
-    } else if (error instanceof RpcHttpError) {
+    } else if (isRpcHttpError(error)) {
       result = new LedgerError("unavailable", `${method}: HTTP error ${error.statusCode}`);
     } else if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
       result = new LedgerError("unavailable", `${method}: HTTP error ${error.context.statusCode}`);
