@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   "LEDGER_RPC_ERROR",
   /** The node answered with an HTTP status outside 2xx; the RPC ledger classifies it. */
   "LEDGER_HTTP_ERROR",
+  /** The embedded ledger's JSON-RPC server refuses a call; `rpcCode` is the wire's error code. */
+  "LEDGER_RPC_REFUSAL",
   /**
    * The settlement store could not be reached, refused the connection or lost it mid-statement.
    * A write that failed this way may or may not have committed; callers leave the rest to recovery.

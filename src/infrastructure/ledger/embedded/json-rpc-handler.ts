@@ -2,7 +2,7 @@ import { silentLogger, type Logger } from "../../../application/ports/logger.ts"
 import type { EmbeddedLedger } from "./embedded-ledger.ts";
 import { accountMethods, type RpcMethodTable } from "./json-rpc-account-methods.ts";
 import { clusterMethods } from "./json-rpc-cluster-methods.ts";
-import { RPC_ERRORS, RpcError, toJson } from "./json-rpc-protocol.ts";
+import { isRpcError, RPC_ERRORS, RpcError, toJson } from "./json-rpc-protocol.ts";
 import { transactionMethods } from "./json-rpc-transaction-methods.ts";
 
 /** Largest request body accepted; a batch of 100 maximal sendTransaction calls fits. */
@@ -21,7 +21,7 @@ const CORS_HEADERS = Object.freeze({
 });
 
 function errorResponse(id: Id, error: RpcError): RpcResponse {
-  const body = error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  const body = error.data === undefined ? { code: error.rpcCode, message: error.message } : { code: error.rpcCode, message: error.message, data: error.data };
   return { jsonrpc: "2.0", id, error: body };
 }
 
@@ -70,7 +70,7 @@ export function createLedgerRpcHandler(ledger: EmbeddedLedger, options: Readonly
       try {
         response = { jsonrpc: "2.0", id, result: await method(params) };
       } catch (error) {
-        if (error instanceof RpcError) {
+        if (isRpcError(error)) {
           response = errorResponse(id, error);
         } else {
           logger.error("ledger rpc method failed", { method: name, error: error instanceof Error ? error.message : String(error) });

@@ -1,5 +1,6 @@
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { getBase58Encoder, getBase64Decoder, getBase64Encoder, isAddress, type Address, type Signature } from "@solana/kit";
+import { CodedError, isCoded } from "../../../domain/coded-error.ts";
 import { isSignatureText } from "./base58.ts";
 
 /** JSON-RPC 2.0 and Solana server error codes. */
@@ -14,16 +15,24 @@ export const RPC_ERRORS = Object.freeze({
   unsupportedTransactionVersion: -32015,
 });
 
-/** An error that becomes the `error` member of a JSON-RPC response. */
-export class RpcError extends Error {
+/**
+ * An error that becomes the `error` member of a JSON-RPC response: CodedError LEDGER_RPC_REFUSAL,
+ * whose `rpcCode` and `data` are written to the wire as `code` and `data`. A subclass only to
+ * carry those as data.
+ */
+export class RpcError extends CodedError<"LEDGER_RPC_REFUSAL"> {
   override readonly name = "RpcError";
   constructor(
-    readonly code: number,
+    readonly rpcCode: number,
     message: string,
     readonly data?: unknown,
   ) {
-    super(message);
+    super("LEDGER_RPC_REFUSAL", message);
   }
+}
+
+export function isRpcError(error: unknown): error is RpcError {
+  return isCoded(error, "LEDGER_RPC_REFUSAL");
 }
 
 export function invalidParams(message: string): RpcError {
