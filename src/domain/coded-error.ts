@@ -55,6 +55,12 @@ export const ERROR_CODES = [
   "REGISTRY_INDEX_UNAVAILABLE",
   /** The registry program's config could never be read (ledger down, nothing cached). */
   "PROTOCOL_CONFIG_UNAVAILABLE",
+  /**
+   * The abort reason of a metadata fetch whose deadline passed (or that finished): every error
+   * raised by that abort is answered as METADATA_TIMEOUT, because the fetcher checks
+   * `signal.aborted` before it reads any error's code.
+   */
+  "METADATA_DEADLINE",
   /** A JWT key file (signing or verification keys) cannot be used; a refused boot. */
   "AUTH_KEY_INVALID",
   ...SIGNER_ERROR_CODES,

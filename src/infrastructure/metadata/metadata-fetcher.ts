@@ -1,5 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { MetadataDocument, MetadataFetchFailure, MetadataFetcher } from "../../application/ports/metadata-fetcher.ts";
+import { CodedError } from "../../domain/coded-error.ts";
 import { type HostResolver, type ResolvedAddress, systemHostResolver } from "./host-resolver.ts";
 import { forbiddenAddressReason } from "./ip-address-rules.ts";
 import { readBodyWithinCap } from "./capped-body.ts";
@@ -38,11 +39,6 @@ const REQUEST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Marks the deadline so any error raised by aborting is reported as METADATA_TIMEOUT. */
-class MetadataDeadlineError extends Error {
-  override readonly name = "MetadataDeadlineError";
-}
-
 /**
  * The metadata fetcher for `POST /agents/register`, holding every SSRF rule listed in
  * docs/registry.md ("Metadata fetch (SSRF rules)"). Throws only for a bad `gatewayUrl` (a boot-time
@@ -67,12 +63,12 @@ export function createMetadataFetcher(options: MetadataFetcherOptions): Metadata
   return Object.freeze({
     async fetchMetadata(uri: string): Promise<MetadataDocument | MetadataFetchFailure> {
       const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new MetadataDeadlineError("deadline")), options.timeoutMs);
+      const timer = setTimeout(() => controller.abort(new CodedError("METADATA_DEADLINE", "deadline")), options.timeoutMs);
       try {
         return await fetchWithin(uri, settings, controller.signal);
       } finally {
         clearTimeout(timer);
-        controller.abort(new MetadataDeadlineError("done"));
+        controller.abort(new CodedError("METADATA_DEADLINE", "done"));
       }
     },
   });
