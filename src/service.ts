@@ -14,6 +14,7 @@ import { type VerifyPaymentDeps, createSharedBlockhashCheck } from "./applicatio
 import { type PaymentCheckDeps, checkPayment } from "./application/modes/check-payment.ts";
 import { modeDepsOf } from "./application/modes/check-mode-payment.ts";
 import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-replay.ts";
+import { createTokenAccountViews } from "./application/modes/read-token-account.ts";
 import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
@@ -160,6 +161,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     simulate: config.VERIFY_SIMULATE,
     atas: createAtaDeriver(),
     verificationKeys: createVerificationKeyCache(),
+    // One per process: settlements batched together share account snapshots, decoded once.
+    tokenViews: createTokenAccountViews(),
     // One per process: concurrent verifications of one blockhash share a single isBlockhashValid call.
     blockhashCheck: createSharedBlockhashCheck(ledger),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),

@@ -12,7 +12,7 @@ import { checkRequirements } from "../domain/verification/requirement-checks.ts"
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
 import type { VerificationKeyCache } from "../domain/verification/signature-checks.ts";
 import { verifyPaymentTransaction } from "../domain/verification/verify-transaction.ts";
-import { toTokenAccountView } from "./modes/read-token-account.ts";
+import { type TokenAccountViews, toTokenAccountView } from "./modes/read-token-account.ts";
 import { type Ledger, isLedgerRefusal } from "./ports/ledger.ts";
 import type { PayToPolicy } from "./ports/pay-to-policy.ts";
 import type { PayerPaymentId } from "./ports/settlement-store.ts";
@@ -44,6 +44,8 @@ export type VerifyPaymentDeps = Readonly<{
   atas?: AtaDeriver;
   /** Imported payer signature keys; one per process (the composition root owns it). A fresh one per call otherwise. */
   verificationKeys?: VerificationKeyCache;
+  /** Token account views by snapshot; one per process (the composition root owns it). Decoded afresh otherwise. */
+  tokenViews?: TokenAccountViews;
   /** Blockhash validity shared by concurrent verifications (`createSharedBlockhashCheck`); default: ask the ledger each time. */
   blockhashCheck?: BlockhashCheck;
 }>;
@@ -118,7 +120,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
   if (deps.simulate) {
     const [outcome, funds] = await Promise.all([
       checkOnLedger(deps.ledger, deps.blockhashCheck ?? ((blockhash) => deps.ledger.isBlockhashValid(blockhash)), view.wire, view.recentBlockhash),
-      checkTransferAccounts(deps.ledger, transfers, requirements),
+      checkTransferAccounts(deps.ledger, transfers, requirements, deps.tokenViews),
     ]);
     // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
     if (!outcome.ok && outcome.reason === "BLOCKHASH_EXPIRED") return rejected(outcome.reason, outcome.message, payer);
@@ -126,7 +128,7 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     if (!outcome.ok) return rejected(outcome.reason, outcome.message, payer);
     unitsConsumed = outcome.unitsConsumed;
   } else if (deps.checkFunds) {
-    const funds = await checkTransferAccounts(deps.ledger, transfers, requirements);
+    const funds = await checkTransferAccounts(deps.ledger, transfers, requirements, deps.tokenViews);
     if (funds) return rejected(funds.reason, funds.message, payer);
   }
 
@@ -169,6 +171,7 @@ export async function checkTransferAccounts(
   ledger: Ledger,
   transfers: readonly TransferChecked[],
   requirements: VerifiedRequirements,
+  views: TokenAccountViews = UNCACHED_VIEWS,
 ): Promise<Rejection | null> {
   const [first] = transfers;
   if (!first) return null;
@@ -176,12 +179,14 @@ export async function checkTransferAccounts(
   const [source = null, ...destinations] = await ledger.getMultipleAccounts([first.source, ...transfers.map((t) => t.destination)]);
   const total = transfers.reduce((sum, t) => sum + t.amount, 0n);
   return (
-    checkSourceFunds(toTokenAccountView(source), first, requirements, total) ??
-    transfers.reduce<Rejection | null>((found, t, i) => found ?? checkDestinationAccount(toTokenAccountView(destinations[i] ?? null), t), null)
+    checkSourceFunds(views.of(source), first, requirements, total) ??
+    transfers.reduce<Rejection | null>((found, t, i) => found ?? checkDestinationAccount(views.of(destinations[i] ?? null), t), null)
   );
 }
 
 type VerifiedRequirements = PaymentRequest["paymentRequirements"];
+
+const UNCACHED_VIEWS: TokenAccountViews = Object.freeze({ of: toTokenAccountView });
 
 type LedgerCheck =
   | Readonly<{ ok: true; unitsConsumed: bigint }>

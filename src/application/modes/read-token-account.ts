@@ -6,12 +6,29 @@ import type { AccountSnapshot, Ledger } from "../ports/ledger.ts";
 const TOKEN_ACCOUNT_SIZE = getTokenSize();
 /** Built once: getTokenDecoder() composes a dozen codecs, which cost as much as a decode. */
 const tokenDecoder = getTokenDecoder();
+
+/** Token account views by snapshot: `of` decodes each snapshot object once. */
+export type TokenAccountViews = Readonly<{ of(account: AccountSnapshot | null): TokenAccountView | null }>;
+
 /**
- * Views by snapshot. A batched read (batched-account-reads.ts) hands every settlement of a run the
- * same frozen snapshot of a shared account (a payer's source, a payee's account), so each is
- * decoded once per run, not once per settlement. Weak: a snapshot's view goes with it.
+ * A batched read (batched-account-reads.ts) hands every settlement of a run the same frozen
+ * snapshot of a shared account (a payer's source, a payee's account), so with one of these, owned
+ * by the composition root, each is decoded once per run, not once per settlement. Weak: a
+ * snapshot's view goes with it.
  */
-const views = new WeakMap<AccountSnapshot, TokenAccountView | null>();
+export function createTokenAccountViews(): TokenAccountViews {
+  const views = new WeakMap<AccountSnapshot, TokenAccountView | null>();
+  return {
+    of(account) {
+      if (account === null) return null;
+      const cached = views.get(account);
+      if (cached !== undefined) return cached;
+      const view = toTokenAccountView(account);
+      views.set(account, view);
+      return view;
+    },
+  };
+}
 
 /**
  * The SPL Token account at `address` as the delegated checks see it, or null when it is
@@ -21,16 +38,9 @@ export async function readTokenAccount(ledger: Ledger, address: Address): Promis
   return toTokenAccountView(await ledger.getAccount(address));
 }
 
+/** One snapshot decoded, without a cache. */
 export function toTokenAccountView(account: AccountSnapshot | null): TokenAccountView | null {
   if (account === null) return null;
-  const cached = views.get(account);
-  if (cached !== undefined) return cached;
-  const view = decodeView(account);
-  views.set(account, view);
-  return view;
-}
-
-function decodeView(account: AccountSnapshot): TokenAccountView | null {
   // SECURITY: bytes shaped like a token account mean nothing unless SPL Token owns them.
   if (account.owner !== TOKEN_PROGRAM_ADDRESS || account.data.length < TOKEN_ACCOUNT_SIZE) return null;
   const token = tokenDecoder.decode(account.data.subarray(0, TOKEN_ACCOUNT_SIZE));

@@ -43,7 +43,7 @@ export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSe
         feeLamports: verified.feeLamports,
         // SECURITY: run after the idempotency check (a settled payment's funds are gone) and
         // before anything is signed: no signature for a payment that cannot pay.
-        checkFundable: () => checkTransferAccounts(accounts, verified.transfers, request.paymentRequirements),
+        checkFundable: () => checkTransferAccounts(accounts, verified.transfers, request.paymentRequirements, deps.tokenViews),
       },
     };
   };

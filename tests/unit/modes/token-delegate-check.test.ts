@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { none, some } from "@solana/kit";
 import { AccountState, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { toTokenAccountView } from "../../../src/application/modes/read-token-account.ts";
+import { createTokenAccountViews, toTokenAccountView } from "../../../src/application/modes/read-token-account.ts";
 import { checkTokenDelegate, type TokenAccountView, type TokenDelegateUse } from "../../../src/domain/modes/token-delegate-check.ts";
 import type { ReasonCode } from "../../../src/domain/reason-codes.ts";
 import { PAYER, USDC, testAddress } from "../../modes/support/mode-fixtures.ts";
@@ -60,5 +60,15 @@ describe("toTokenAccountView (SPL Token bytes from @solana-program/token's encod
     expect(toTokenAccountView({ address: SOURCE, owner: testAddress(9), lamports: 1n, data: bytes, executable: false })).toBeNull();
     expect(toTokenAccountView({ address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data: bytes.subarray(0, 100), executable: false })).toBeNull();
     expect(toTokenAccountView(null)).toBeNull();
+  });
+
+  test("a views cache decodes each snapshot object once; separate caches share nothing", () => {
+    const snapshot = { address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data: bytes, executable: false };
+    const views = createTokenAccountViews();
+    const first = views.of(snapshot);
+    expect(first).toEqual(toTokenAccountView(snapshot));
+    expect(views.of(snapshot)).toBe(first);
+    expect(createTokenAccountViews().of(snapshot)).not.toBe(first);
+    expect(views.of(null)).toBeNull();
   });
 });
