@@ -61,6 +61,10 @@ export const ERROR_CODES = [
    * `signal.aborted` before it reads any error's code.
    */
   "METADATA_DEADLINE",
+  /** Bytes that are not a canonical Solana wire transaction; the parser answers it as a problem. */
+  "WIRE_MALFORMED",
+  /** A feedback detail backfill pass abandoned because stop() was called; never logged. */
+  "BACKFILL_STOPPED",
   /** A JWT key file (signing or verification keys) cannot be used; a refused boot. */
   "AUTH_KEY_INVALID",
   ...SIGNER_ERROR_CODES,

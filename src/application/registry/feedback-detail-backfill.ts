@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock.ts";
 import type { FeedbackDetailUriStore } from "../ports/feedback-detail-uri-store.ts";
 import type { Logger } from "../ports/logger.ts";
 import { MAX_SIGNATURES_PER_PAGE, type AddressSignature, type TransactionHistory } from "../ports/transaction-history.ts";
+import { CodedError, isCoded } from "../../domain/coded-error.ts";
 import { feedbackCreationIn, type FeedbackEntryRef } from "../../domain/registry/give-feedback.ts";
 import type { FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import { createCallPacer } from "./call-pacer.ts";
@@ -47,7 +48,7 @@ type Backoff = Readonly<{ attempts: number; retryAt: number }>;
 type Outcome = "resolved" | "not-found";
 
 /** Raised inside a pass to abandon it once stop() was called. */
-class Stopped extends Error {}
+const stoppedError = () => new CodedError("BACKFILL_STOPPED", "the backfill was stopped");
 
 /**
  * Reads each feedback entry's `detail_uri` from the give_feedback transaction that created it, off
@@ -101,7 +102,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
       try {
         await pass(batch);
       } catch (error) {
-        if (!(error instanceof Stopped)) log.warn("feedback detail URI pass ended early; the rest waits for the next refresh", { error: messageOf(error) });
+        if (!isCoded(error, "BACKFILL_STOPPED")) log.warn("feedback detail URI pass ended early; the rest waits for the next refresh", { error: messageOf(error) });
       } finally {
         for (const ref of batch) scheduled.delete(ref.address);
       }
@@ -121,7 +122,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
           if ((await resolve(ref)) === "resolved") counts.resolved++;
           else counts.notFound++;
         } catch (error) {
-          if (!(error instanceof Stopped)) defer(ref.address);
+          if (!isCoded(error, "BACKFILL_STOPPED")) defer(ref.address);
           failure ??= error;
         }
       }
@@ -134,7 +135,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
 
   async function call<T>(send: () => Promise<T>): Promise<T> {
     await pace();
-    if (stopped) throw new Stopped();
+    if (stopped) throw stoppedError();
     return send();
   }
 

@@ -8,6 +8,8 @@
  * (tests cross-check it against kit's decoder on kit-built transactions).
  */
 
+import { CodedError, isCoded } from "../coded-error.ts";
+
 export type RawInstruction = Readonly<{ programIndex: number; accountIndexes: Uint8Array; data: Uint8Array }>;
 export type RawLookup = Readonly<{ table: Uint8Array; writable: Uint8Array; readonly: Uint8Array }>;
 
@@ -26,7 +28,10 @@ export type RawTransaction = Readonly<{
 
 export type WireParse = Readonly<{ ok: true; value: RawTransaction }> | Readonly<{ ok: false; problem: string }>;
 
-class WireError extends Error {}
+/** Thrown inside the reader for malformed bytes; parseWireTransaction turns it into a problem. */
+function malformed(problem: string): CodedError<"WIRE_MALFORMED"> {
+  return new CodedError("WIRE_MALFORMED", problem);
+}
 
 /** A cursor over the bytes; every read is bounds-checked. */
 class Reader {
@@ -35,13 +40,13 @@ class Reader {
 
   u8(what: string): number {
     const value = this.bytes[this.offset];
-    if (value === undefined) throw new WireError(`truncated at ${what}`);
+    if (value === undefined) throw malformed(`truncated at ${what}`);
     this.offset++;
     return value;
   }
 
   take(length: number, what: string): Uint8Array {
-    if (this.offset + length > this.bytes.byteLength) throw new WireError(`truncated at ${what}`);
+    if (this.offset + length > this.bytes.byteLength) throw malformed(`truncated at ${what}`);
     const slice = this.bytes.subarray(this.offset, this.offset + length);
     this.offset += length;
     return slice;
@@ -54,12 +59,12 @@ class Reader {
       const byte = this.u8(what);
       value |= (byte & 0x7f) << (7 * i);
       if ((byte & 0x80) === 0) {
-        if (i > 0 && byte === 0) throw new WireError(`non-canonical length at ${what}`);
-        if (value > 0xffff) throw new WireError(`length overflow at ${what}`);
+        if (i > 0 && byte === 0) throw malformed(`non-canonical length at ${what}`);
+        if (value > 0xffff) throw malformed(`length overflow at ${what}`);
         return value;
       }
     }
-    throw new WireError(`length overflow at ${what}`);
+    throw malformed(`length overflow at ${what}`);
   }
 }
 
@@ -67,7 +72,7 @@ export function parseWireTransaction(wire: Uint8Array): WireParse {
   try {
     return { ok: true, value: readTransaction(new Reader(wire)) };
   } catch (error) {
-    if (error instanceof WireError) return { ok: false, problem: error.message };
+    if (isCoded(error, "WIRE_MALFORMED")) return { ok: false, problem: error.message };
     throw error;
   }
 }
@@ -81,7 +86,7 @@ function readTransaction(reader: Reader): RawTransaction {
   let version: "legacy" | 0 = "legacy";
   if (first !== undefined && (first & 0x80) !== 0) {
     const number = first & 0x7f;
-    if (number !== 0) throw new WireError(`message version ${number} is not supported (legacy or 0)`);
+    if (number !== 0) throw malformed(`message version ${number} is not supported (legacy or 0)`);
     version = 0;
     reader.offset++;
   }
@@ -94,9 +99,9 @@ function readTransaction(reader: Reader): RawTransaction {
   const recentBlockhash = reader.take(32, "recent blockhash");
   const instructions = readInstructions(reader);
   const lookups = version === 0 ? readLookups(reader) : [];
-  if (reader.offset !== reader.bytes.byteLength) throw new WireError("message has trailing bytes");
+  if (reader.offset !== reader.bytes.byteLength) throw malformed("message has trailing bytes");
   if (signatureCount !== numSigners) {
-    throw new WireError(`${signatureCount} signatures for ${numSigners} required signers`);
+    throw malformed(`${signatureCount} signatures for ${numSigners} required signers`);
   }
   return {
     signatures,
