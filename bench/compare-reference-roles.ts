@@ -19,6 +19,7 @@ import { silentLogger } from "../src/application/ports/logger.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verification-policy.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
+import { createVerificationCaches } from "../src/application/verification-caches.ts";
 import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.ts";
 import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "../src/infrastructure/ledger/embedded/json-rpc-server.ts";
@@ -45,14 +46,16 @@ async function serveLedger(setup: CompareSetup): Promise<void> {
 }
 
 function serveOurs(setup: CompareSetup, rpcUrl: string): void {
+  const ledger = createRpcLedger({ url: rpcUrl });
   const app = new Elysia().use(errorLayer(silentLogger)).use(
     facilitatorVerifyRoutes({
-      ledger: createRpcLedger({ url: rpcUrl }),
+      ledger,
       feePayers: () => [setup.feePayer],
       policy: DEFAULT_VERIFICATION_POLICY,
       network: SOLANA_DEVNET,
       asset: USDC,
       simulate: true,
+      ...createVerificationCaches(ledger),
     }),
   );
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });

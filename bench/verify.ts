@@ -17,6 +17,7 @@ import { silentLogger } from "../src/application/ports/logger.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verification-policy.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
+import { createVerificationCaches } from "../src/application/verification-caches.ts";
 import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.ts";
 import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "../src/infrastructure/ledger/embedded/json-rpc-server.ts";
@@ -48,6 +49,7 @@ async function serve(setup: Setup, simulate: boolean): Promise<void> {
       network: SOLANA_DEVNET,
       asset: USDC,
       simulate,
+      ...createVerificationCaches(ledger),
     }),
   );
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });

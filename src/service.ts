@@ -10,15 +10,13 @@ import { startReconcilerLoop } from "./application/settlement/reconciler-loop.ts
 import { type SettlementService, createSettlementService } from "./application/settlement/settle-payment.ts";
 import { settlementVerifier } from "./application/settlement/settlement-verifier.ts";
 import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
-import { type VerifyPaymentDeps, createSharedBlockhashCheck } from "./application/verify-payment.ts";
+import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
+import { createVerificationCaches } from "./application/verification-caches.ts";
 import { type PaymentCheckDeps, checkPayment } from "./application/modes/check-payment.ts";
 import { modeDepsOf } from "./application/modes/check-mode-payment.ts";
 import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-replay.ts";
-import { createTokenAccountViews } from "./application/modes/read-token-account.ts";
 import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
-import { createAtaDeriver } from "./domain/payment/associated-token-account.ts";
-import { createVerificationKeyCache } from "./domain/verification/signature-checks.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
@@ -159,12 +157,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     assets: acceptedAssets,
     ...(protocolFee ? { protocolFee } : {}),
     simulate: config.VERIFY_SIMULATE,
-    atas: createAtaDeriver(),
-    verificationKeys: createVerificationKeyCache(),
-    // One per process: settlements batched together share account snapshots, decoded once.
-    tokenViews: createTokenAccountViews(),
-    // One per process: concurrent verifications of one blockhash share a single isBlockhashValid call.
-    blockhashCheck: createSharedBlockhashCheck(ledger),
+    ...createVerificationCaches(ledger),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),
     settledLookup: async (key, paymentId) => {
       const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId.payer, paymentId.paymentId) : null);
