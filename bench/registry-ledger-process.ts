@@ -28,6 +28,7 @@ const server = serveLedgerRpc(ledger, { port: 0 });
 process.stdout.write(`${JSON.stringify({ url: String(server.url), seedMs })}\n`);
 
 for await (const line of console) {
+  if (line.trim() === "") continue;
   const command = JSON.parse(line) as Command;
   if (command.op === "rewrite") rewriteShare(ledger, AGENTS, command.share, command.version);
   else if (command.op === "churn") for (let i = 0; i < command.count; i++) writeAgent(ledger, ((command.from + i) * 7919) % AGENTS, command.version + command.from + i + 1);
