@@ -3,6 +3,7 @@ import type { Logger } from "../application/ports/logger.ts";
 import { CodedError } from "../domain/coded-error.ts";
 import { HttpError, errorResponse, httpStatusOf } from "./http-error.ts";
 import { type SchemaViolation, violationMessages } from "./validation-messages.ts";
+import { concatBytes } from "@noble/hashes/utils.js";
 
 /** Request bodies larger than this are refused: no payment needs more. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -95,13 +96,7 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(...chunks);
 }
 
 function tooLarge(): HttpError {
