@@ -216,6 +216,21 @@ describe("ledger JSON-RPC handler: transactions (embedded ledger, real SPL Token
     expect((await rpc("isBlockhashValid", [replaced.replacementBlockhash.blockhash])).result.value).toBe(true);
   });
 
+  it("simulateTransaction's accounts: base64 post states in order, null when missing; malformed configs are -32602", async () => {
+    const wallets = await fundWallets(ledger, 10n);
+    const partial = b64(await transferWire({ wallets, amount: 3n, blockhash: await ledger.getLatestBlockhash(), feePayerUnsigned: true }));
+    const asked = { encoding: "base64", addresses: [wallets.source, wallets.payer.address] };
+    const value = (await rpc("simulateTransaction", [partial, { encoding: "base64", accounts: asked }])).result.value;
+    expect(value.err).toBeNull();
+    expect(value.accounts[1]).toBeNull();
+    expect(value.accounts[0]).toMatchObject({ owner: TOKEN_PROGRAM_ADDRESS, executable: false, space: 165 });
+    expect(value.accounts[0].data[1]).toBe("base64");
+    expect((await rpc("simulateTransaction", [partial, { encoding: "base64" }])).result.value.accounts).toBeNull();
+    for (const accounts of [[], { addresses: "x" }, { addresses: ["not an address"] }, { encoding: "base58", addresses: [] }, { encoding: "base64+zstd", addresses: [] }]) {
+      expect((await rpc("simulateTransaction", [partial, { encoding: "base64", accounts }])).error?.code).toBe(-32602);
+    }
+  });
+
   it("prices messages at 5000 lamports per signature, null once the blockhash expired", async () => {
     const wallets = await fundWallets(ledger, 10n);
     const wire = await transferWire({ wallets, amount: 1n, blockhash: await ledger.getLatestBlockhash() });

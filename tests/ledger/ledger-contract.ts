@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { generateKeyPairSigner, getBase58Decoder, type Signature } from "@solana/kit";
-import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { LedgerError, type Ledger } from "../../src/application/ports/ledger.ts";
 import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { fundWallets, malformedVariants, transferWire, USDC } from "./helpers.ts";
@@ -90,6 +90,24 @@ export function describeLedgerContract(name: string, makeSubject: () => Promise<
       expect(["confirmed", "finalized"]).toContain(status?.confirmationStatus ?? "missing");
       expect(tokenAmount(dev, wallets.source)).toBe(3_750_000n);
       expect(tokenAmount(dev, wallets.destination)).toBe(1_250_000n);
+    });
+
+    it("returns the asked accounts as the simulation left them (null for none), changing nothing", async () => {
+      const { ledger, dev } = subject;
+      const wallets = await fundWallets(dev, 5_000_000n);
+      const nobody = (await generateKeyPairSigner()).address;
+      const partial = await transferWire({ wallets, amount: 1_250_000n, blockhash: await ledger.getLatestBlockhash(), feePayerUnsigned: true });
+      const simulation = await ledger.simulateTransaction(partial, { sigVerify: false, accounts: [wallets.source, nobody, wallets.destination] });
+      if (!simulation.ok) throw new Error(simulation.error);
+      const [source, missing, destination] = simulation.accounts ?? [];
+      expect(missing).toBeNull();
+      expect(source?.owner).toBe(TOKEN_PROGRAM_ADDRESS);
+      const amountOf = (account: typeof source) => (account ? getTokenDecoder().decode(account.data).amount : undefined);
+      expect([source?.address, amountOf(source), getTokenDecoder().decode(source?.data ?? new Uint8Array(165)).owner]).toEqual([wallets.source, 3_750_000n, wallets.payer.address]);
+      expect(amountOf(destination)).toBe(1_250_000n);
+      expect(tokenAmount(dev, wallets.source)).toBe(5_000_000n);
+      const plain = await ledger.simulateTransaction(partial, { sigVerify: false });
+      expect(plain.ok && plain.accounts).toBeUndefined();
     });
 
     it("rejects a transfer beyond the token balance at preflight, with logs, and it never lands", async () => {

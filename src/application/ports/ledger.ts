@@ -18,8 +18,23 @@ export type ProgramAccountFilter =
 export type LatestBlockhash = Readonly<{ blockhash: string; lastValidBlockHeight: bigint }>;
 
 export type SimulationOutcome =
-  | Readonly<{ ok: true; unitsConsumed: bigint; logs: readonly string[] }>
+  | Readonly<{
+      ok: true;
+      unitsConsumed: bigint;
+      logs: readonly string[];
+      /**
+       * The states of `options.accounts` after the simulated transaction, in order (null: no such
+       * account); absent when none were asked for or the ledger did not give them.
+       */
+      accounts?: readonly (AccountSnapshot | null)[];
+    }>
   | Readonly<{ ok: false; error: string; logs: readonly string[] }>;
+
+export type SimulateOptions = Readonly<{
+  sigVerify?: boolean;
+  /** Accounts whose post-simulation states to return with a successful simulation. */
+  accounts?: readonly Address[];
+}>;
 
 export type ConfirmationLevel = "processed" | "confirmed" | "finalized";
 
@@ -57,7 +72,7 @@ export type Ledger = Readonly<{
   getMultipleAccounts(addresses: readonly Address[]): Promise<readonly (AccountSnapshot | null)[]>;
   getProgramAccounts(program: Address, filters?: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
   /** Simulates wire bytes without signature verification (the fee payer slot may be empty). */
-  simulateTransaction(wire: Uint8Array, options?: Readonly<{ sigVerify?: boolean }>): Promise<SimulationOutcome>;
+  simulateTransaction(wire: Uint8Array, options?: SimulateOptions): Promise<SimulationOutcome>;
   /** Submits fully signed wire bytes. Throws {@link LedgerError}. */
   sendTransaction(wire: Uint8Array): Promise<Signature>;
   /** Looks up statuses, searching history so an old signature is still found. */

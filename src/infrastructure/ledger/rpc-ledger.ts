@@ -5,11 +5,10 @@ import {
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type Address,
   type Base64EncodedBytes,
-  type Base64EncodedWireTransaction,
   type RpcTransport,
   type Signature,
 } from "@solana/kit";
-import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus, TransactionEffects } from "../../application/ports/ledger.ts";
+import type { AccountSnapshot, Ledger, ProgramAccountFilter, SignatureStatus, SimulationOutcome, TransactionEffects } from "../../application/ports/ledger.ts";
 import { LedgerError, isLedgerError, isLedgerRefusal } from "../../application/ports/ledger.ts";
 import { silentLogger, type Logger } from "../../application/ports/logger.ts";
 import { MAX_SIGNATURES_PER_PAGE, type TransactionHistory } from "../../application/ports/transaction-history.ts";
@@ -96,6 +95,40 @@ function arrayOf(value: unknown, length: number, method: string): readonly unkno
   return value;
 }
 
+type RawSimulation = Readonly<{ err?: unknown; logs?: unknown; unitsConsumed?: unknown; accounts?: unknown }>;
+
+/** A simulateTransaction `value`; post-simulation accounts only when the node gave one per address asked. */
+function simulationOf(value: unknown, addresses: readonly Address[] | undefined): SimulationOutcome {
+  if (typeof value !== "object" || value === null) throw new Error("simulateTransaction: the node's value is not an object");
+  const raw = value as RawSimulation;
+  const logs = logsOf(raw);
+  if (raw.err !== null && raw.err !== undefined) return { ok: false, error: renderErr(raw.err), logs };
+  const unitsConsumed = raw.unitsConsumed === undefined || raw.unitsConsumed === null ? 0n : u64Of(raw.unitsConsumed, "unitsConsumed");
+  const accounts = addresses ? postAccountsOf(raw.accounts, addresses) : null;
+  return accounts === null ? { ok: true, unitsConsumed, logs } : { ok: true, unitsConsumed, logs, accounts };
+}
+
+/** Null (so the caller reads the accounts itself) unless every entry is an account in base64 or null. */
+function postAccountsOf(accounts: unknown, addresses: readonly Address[]): (AccountSnapshot | null)[] | null {
+  if (!Array.isArray(accounts) || accounts.length !== addresses.length) return null;
+  const out: (AccountSnapshot | null)[] = [];
+  for (const [i, account] of accounts.entries()) {
+    if (account === null) {
+      out.push(null);
+      continue;
+    }
+    if (!isRawAccount(account)) return null;
+    out.push(snapshot(addresses[i] as Address, account));
+  }
+  return out;
+}
+
+function isRawAccount(value: unknown): value is RawAccount {
+  if (typeof value !== "object" || value === null) return false;
+  const { data, executable, owner } = value as Record<string, unknown>;
+  return Array.isArray(data) && typeof data[0] === "string" && data[1] === "base64" && typeof executable === "boolean" && typeof owner === "string";
+}
+
 type RawStatus = Readonly<{ slot: unknown; confirmationStatus?: SignatureStatus["confirmationStatus"] | null; err: unknown }>;
 
 function statusOf(status: RawStatus | null): SignatureStatus | null {
@@ -126,8 +159,8 @@ function filterOf(filter: ProgramAccountFilter) {
 }
 
 /**
- * The Ledger port over any Solana JSON-RPC endpoint. The calls every settlement makes (send,
- * status poll, account reads, block height, blockhash check) go through the plain client in
+ * The Ledger port over any Solana JSON-RPC endpoint. The calls every verification and settlement
+ * makes (simulation, send, status poll, account reads, block height, blockhash check) go through the plain client in
  * json-rpc-fetch.ts; the rest through kit's RPC client. Transport
  * failures, timeouts, 5xx and unhealthy nodes are `unavailable`; a node refusing a
  * transaction is `rejected` with its message and logs. The URL never appears unredacted.
@@ -215,23 +248,15 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
       return accounts.map(({ pubkey, account }) => snapshot(pubkey, account));
     },
     async simulateTransaction(wire, simulateOptions) {
+      const addresses = simulateOptions?.accounts;
+      const config = {
+        encoding: "base64",
+        sigVerify: simulateOptions?.sigVerify ?? false,
+        commitment: "confirmed",
+        ...(addresses ? { accounts: { encoding: "base64", addresses } } : {}),
+      };
       try {
-        const { value } = await call(
-          "simulateTransaction",
-          (abortSignal) =>
-            rpc
-              .simulateTransaction(toBase64(wire) as Base64EncodedWireTransaction, {
-                encoding: "base64",
-                sigVerify: simulateOptions?.sigVerify ?? false,
-                commitment: "confirmed",
-              })
-              .send({ abortSignal }),
-          true,
-        );
-        const logs = value.logs ?? [];
-        return value.err === null
-          ? { ok: true, unitsConsumed: BigInt(value.unitsConsumed ?? 0n), logs }
-          : { ok: false, error: renderErr(value.err), logs };
+        return await call("simulateTransaction", async (signal) => simulationOf(valueOf(await hotRpc("simulateTransaction", [toBase64(wire), config], signal), "simulateTransaction"), addresses), true);
       } catch (error) {
         // The node refusing to simulate (undecodable bytes, bad signature) is a failed simulation.
         if (isLedgerRefusal(error)) return { ok: false, error: error.message, logs: error.logs };

@@ -156,6 +156,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     logger,
     historyCapacity: options.historyCapacity ?? 100_000,
     landed: programAccounts.transactionLanded,
+    rentEpochOf: (target) => rentEpochs.get(target) ?? 0n,
   });
 
   function setAccount(target: Address, update: AccountUpdate): void {
@@ -286,10 +287,12 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     // Answered from a JS-side copy, filtered before anything is copied out (see program-account-mirror.ts).
     getProgramAccounts: (program, filters = []) => programAccounts.read(program, filters),
     async simulateTransaction(wire, simulateOptions) {
-      const result = executor.simulate(wire, { sigVerify: simulateOptions?.sigVerify ?? false });
+      const addresses = simulateOptions?.accounts;
+      const result = executor.simulate(wire, { sigVerify: simulateOptions?.sigVerify ?? false, ...(addresses ? { accounts: addresses } : {}) });
       if (!result.ok) return { ok: false, error: result.refusal.message, logs: [] };
-      const { err, logs, unitsConsumed } = result.detail;
-      return err === null ? { ok: true, unitsConsumed, logs } : { ok: false, error: renderTransactionError(err), logs };
+      const { err, logs, unitsConsumed, accounts } = result.detail;
+      if (err !== null) return { ok: false, error: renderTransactionError(err), logs };
+      return accounts === null ? { ok: true, unitsConsumed, logs } : { ok: true, unitsConsumed, logs, accounts };
     },
     async sendTransaction(wire) {
       const result = executor.submit(wire);

@@ -1,8 +1,9 @@
-import { getBase58Decoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
+import { getBase58Decoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Address } from "@solana/kit";
 import type { TokenBalance } from "./account-reads.ts";
 import type { EmbeddedLedger } from "./embedded-ledger.ts";
-import { withContext, type RpcMethodTable } from "./json-rpc-account-methods.ts";
+import { encodeAccount, withContext, type RpcMethodTable } from "./json-rpc-account-methods.ts";
 import {
+  addressParam,
   configParam,
   decodeBase58,
   decodeBase64,
@@ -31,6 +32,24 @@ function wireParam(params: Params, config: Readonly<Record<string, unknown>>): U
     throw invalidParams(`${encoding} encoded transaction too large: ${text.length} bytes (max: encoded/raw ${MAX_ENCODED_TRANSACTION[encoding]}/1232)`);
   }
   return encoding === "base64" ? decodeBase64(text, "transaction") : decodeBase58(text, "transaction");
+}
+
+/** A 1232-byte transaction names at most 38 accounts; a node refuses more addresses than its transaction has. */
+const MAX_SIMULATION_ACCOUNTS = 64;
+
+/** simulateTransaction's `accounts: { encoding, addresses }`: which post-simulation states to return, and how. */
+function simulationAccountsParam(config: Readonly<Record<string, unknown>>): Readonly<{ addresses: readonly Address[]; encoding: unknown }> | null {
+  const accounts = config["accounts"];
+  if (accounts === undefined || accounts === null) return null;
+  if (typeof accounts !== "object" || Array.isArray(accounts)) throw invalidParams("Invalid param: accounts must be an object");
+  const { addresses, encoding = "base64" } = accounts as Record<string, unknown>;
+  if (!Array.isArray(addresses) || addresses.length > MAX_SIMULATION_ACCOUNTS) {
+    throw invalidParams(`Invalid param: accounts.addresses must be an array of at most ${MAX_SIMULATION_ACCOUNTS} addresses`);
+  }
+  // As the real node: account data after a simulation is never base58.
+  if (encoding === "base58" || encoding === "binary") throw invalidParams("base58 encoding not supported");
+  if (encoding !== "base64" && encoding !== "jsonParsed") throw invalidParams(`Invalid param: unsupported encoding ${String(encoding)}`);
+  return { addresses: addresses.map((_, i) => addressParam(addresses, i)), encoding };
 }
 
 function refusalError(refusal: Refusal): RpcError {
@@ -136,13 +155,16 @@ export function transactionMethods(ledger: EmbeddedLedger): RpcMethodTable {
       const sigVerify = optionalBoolean(config, "sigVerify") ?? false;
       const replaceRecentBlockhash = optionalBoolean(config, "replaceRecentBlockhash") ?? false;
       if (sigVerify && replaceRecentBlockhash) throw invalidParams("sigVerify may not be used with replaceRecentBlockhash");
-      const result = ledger.simulate(wireParam(params, config), { sigVerify, replaceRecentBlockhash });
+      const wire = wireParam(params, config);
+      const asked = simulationAccountsParam(config);
+      const result = ledger.simulate(wire, { sigVerify, replaceRecentBlockhash, ...(asked ? { accounts: asked.addresses } : {}) });
       if (!result.ok) throw refusalError(result.refusal);
-      const { err, logs, unitsConsumed, returnData, replacementBlockhash, fee } = result.detail;
+      const { err, logs, unitsConsumed, returnData, replacementBlockhash, fee, accounts } = result.detail;
+      const encoding = { encoding: asked?.encoding };
       return withContext(ledger, {
         err,
         logs,
-        accounts: null,
+        accounts: accounts === null ? null : accounts.map((account) => (account ? encodeAccount(account, encoding) : null)),
         unitsConsumed,
         returnData: returnData ? { programId: returnData.programId, data: [encodeBase64(returnData.data), "base64"] } : null,
         innerInstructions: null,

@@ -7,8 +7,11 @@ import {
   type Transaction,
 } from "@solana/kit";
 import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from "litesvm";
+import type { Account as RawAccount, SimulatedTransactionInfo } from "litesvm/dist/internal.js";
+import type { AccountSnapshot } from "../../../application/ports/ledger.ts";
 import type { Logger } from "../../../application/ports/logger.ts";
 import { snapshotBalances, tokenBalances, type BalanceSnapshot, type TokenBalance } from "./account-reads.ts";
+import { addressOf, base58Bytes } from "./base58.ts";
 import { rawLiteSvm } from "./litesvm-raw.ts";
 import type { SlotBlockhash, SlotClock } from "./slot-clock.ts";
 import { describeTransactionError, renderTransactionError, transactionErrorJson, type TransactionErrorJson } from "./transaction-error.ts";
@@ -55,12 +58,17 @@ export type SimulationDetail = Readonly<{
   returnData: Readonly<{ programId: Address; data: Uint8Array }> | null;
   replacementBlockhash: SlotBlockhash | null;
   fee: bigint;
+  /** The states of `SimulateOptions.accounts` after the simulation (as they are now when it failed); null when none were asked for. */
+  accounts: readonly (SimulatedAccount | null)[] | null;
 }>;
+
+/** An account as simulateTransaction's `accounts` reports it (the embedded ledger's EmbeddedAccount). */
+export type SimulatedAccount = AccountSnapshot & Readonly<{ rentEpoch: bigint }>;
 
 export type SimulateResult = Readonly<{ ok: true; detail: SimulationDetail }> | Readonly<{ ok: false; refusal: Refusal }>;
 
 export type SubmitOptions = Readonly<{ skipPreflight?: boolean }>;
-export type SimulateOptions = Readonly<{ sigVerify?: boolean; replaceRecentBlockhash?: boolean }>;
+export type SimulateOptions = Readonly<{ sigVerify?: boolean; replaceRecentBlockhash?: boolean; accounts?: readonly Address[] }>;
 
 /** What a status read needs, without decoding the record's token balances; `errText` is rendered once. */
 export type TransactionOutcome = Readonly<{ slot: bigint; err: TransactionErrorJson | null; errText: string | null }>;
@@ -85,6 +93,8 @@ export type ExecutorDeps = Readonly<{
    * keys, or null when it also loaded accounts from lookup tables (then any account may have changed).
    */
   landed?: (keys: readonly Uint8Array[] | null) => void;
+  /** The rent epoch the ledger reports for an account (default 0). */
+  rentEpochOf?: (address: Address) => bigint;
 }>;
 
 function refusal(kind: Refusal["kind"], message: string, err: TransactionErrorJson | null = null, logs: readonly string[] = [], unitsConsumed = 0n): Refusal {
@@ -131,6 +141,7 @@ function materialize(entry: HistoryEntry): TransactionRecord {
 /** Runs checked transactions through litesvm with real-RPC semantics and keeps their history. */
 export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecutor {
   const { svm, slots, logger } = deps;
+  const rentEpochOf = deps.rentEpochOf ?? (() => 0n);
   // Wire bytes and keys go to the native instance as they are: the guard proved them canonical.
   const raw = rawLiteSvm(svm);
   const history = new Map<Signature, HistoryEntry>();
@@ -161,7 +172,27 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     }
   }
 
-  function simulateChecked(checked: CheckedTransaction, txBytes: Uint8Array, sigVerify: boolean): SimulateResult {
+  /**
+   * `addresses` as a node's simulateTransaction `accounts` gives them: an account the simulation
+   * wrote, as it left it; any other (every one, when the simulation failed) as the ledger holds it.
+   */
+  function accountsAfter(addresses: readonly Address[] | undefined, simulated: SimulatedTransactionInfo | null): (SimulatedAccount | null)[] | null {
+    if (addresses === undefined) return null;
+    const post = new Map<string, RawAccount>();
+    for (const entry of simulated?.postAccounts() ?? []) post.set(addressOf(entry.address), entry.account());
+    return addresses.map((address) => snapshotOf(address, post.get(address) ?? raw.getAccount(base58Bytes(address))));
+  }
+
+  /** No lamports means no account, as a node answers. */
+  function snapshotOf(address: Address, account: RawAccount | null | undefined): SimulatedAccount | null {
+    if (!account) return null;
+    const lamports = account.lamports();
+    if (lamports === 0n) return null;
+    const data = new Uint8Array(account.data());
+    return Object.freeze({ address, owner: addressOf(account.owner()), lamports, data, executable: account.executable(), rentEpoch: rentEpochOf(address) });
+  }
+
+  function simulateChecked(checked: CheckedTransaction, txBytes: Uint8Array, sigVerify: boolean, addresses?: readonly Address[]): SimulateResult {
     deps.syncClock();
     const result = runSimulation(checked, txBytes, sigVerify);
     if (result === null) return { ok: false, refusal: refusal("signature", "Transaction signature verification failure") };
@@ -170,14 +201,16 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
       const err = transactionErrorJson(result);
       if (err === "SignatureFailure") return { ok: false, refusal: refusal("signature", "Transaction signature verification failure") };
       const meta = result.meta();
-      return { ok: true, detail: { err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData: null, replacementBlockhash: null, fee } };
+      const accounts = accountsAfter(addresses, null);
+      return { ok: true, detail: { err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData: null, replacementBlockhash: null, fee, accounts } };
     }
     const meta = result.meta();
     const returned = meta.returnData();
     const returnData = returned.data().length > 0
       ? { programId: getBase58Decoder().decode(returned.programId()) as Address, data: new Uint8Array(returned.data()) }
       : null;
-    return { ok: true, detail: { err: null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData, replacementBlockhash: null, fee } };
+    const accounts = accountsAfter(addresses, result);
+    return { ok: true, detail: { err: null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData, replacementBlockhash: null, fee, accounts } };
   }
 
   function simulate(wire: Uint8Array, options: SimulateOptions = {}): SimulateResult {
@@ -186,13 +219,14 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     const value = checked.value;
     if (options.replaceRecentBlockhash) {
       const latest = slots.latest();
-      const result = simulateChecked(value, withBlockhash(value, latest.blockhash), options.sigVerify ?? false);
+      const result = simulateChecked(value, withBlockhash(value, latest.blockhash), options.sigVerify ?? false, options.accounts);
       return result.ok ? { ok: true, detail: { ...result.detail, replacementBlockhash: latest } } : result;
     }
     if (!slots.isValid(value.blockhash)) {
-      return { ok: true, detail: { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, returnData: null, replacementBlockhash: null, fee: feeOf(value) } };
+      const accounts = accountsAfter(options.accounts, null);
+      return { ok: true, detail: { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, returnData: null, replacementBlockhash: null, fee: feeOf(value), accounts } };
     }
-    return simulateChecked(value, wire, options.sigVerify ?? false);
+    return simulateChecked(value, wire, options.sigVerify ?? false, options.accounts);
   }
 
   function execute(checked: CheckedTransaction, signature: Signature, wire: Uint8Array): void {
