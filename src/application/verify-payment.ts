@@ -5,7 +5,7 @@ import { paymentIdOf, type PaymentExtensions, type PaymentRequest } from "../dom
 import { settlementKeyOf } from "../domain/payment/settlement-key.ts";
 import type { ReasonCode } from "../domain/reason-codes.ts";
 import type { TransferChecked } from "../domain/transaction/transaction-view.ts";
-import { checkDestinationAccount, checkSourceFunds } from "../domain/verification/funds-check.ts";
+import { checkDestinationAccount, checkSourceFunds, checkSourceNotPayee } from "../domain/verification/funds-check.ts";
 import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
 import { reject, type Rejection } from "../domain/verification/rejection.ts";
 import { checkRequirements } from "../domain/verification/requirement-checks.ts";
@@ -13,7 +13,7 @@ import type { VerificationPolicy } from "../domain/verification/verification-pol
 import type { VerificationKeyCache } from "../domain/verification/signature-checks.ts";
 import { verifyPaymentTransaction } from "../domain/verification/verify-transaction.ts";
 import { type TokenAccountViews, toTokenAccountView } from "./modes/read-token-account.ts";
-import { type Ledger, isLedgerRefusal } from "./ports/ledger.ts";
+import { type AccountSnapshot, type Ledger, type SimulationOutcome, isLedgerRefusal } from "./ports/ledger.ts";
 import type { PayToPolicy } from "./ports/pay-to-policy.ts";
 import type { PayerPaymentId } from "./ports/settlement-store.ts";
 
@@ -118,12 +118,13 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
 
   let unitsConsumed: bigint | undefined;
   if (deps.simulate) {
-    const [outcome, funds] = await Promise.all([
-      checkOnLedger(deps.ledger, deps.blockhashCheck ?? ((blockhash) => deps.ledger.isBlockhashValid(blockhash)), view.wire, view.recentBlockhash),
-      checkTransferAccounts(deps.ledger, transfers, requirements, deps.tokenViews),
-    ]);
+    const isBlockhashValid = deps.blockhashCheck ?? ((blockhash: string) => deps.ledger.isBlockhashValid(blockhash));
+    const outcome = await checkOnLedger(deps.ledger, isBlockhashValid, view.wire, view.recentBlockhash, transfer.source);
     // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
     if (!outcome.ok && outcome.reason === "BLOCKHASH_EXPIRED") return rejected(outcome.reason, outcome.message, payer);
+    const settled = outcome.ok ? fundsSettledBySimulation(outcome.source, transfers, requirements) : UNSETTLED;
+    // A failed simulation (the slow path: honest payments succeed) reads the accounts to say why.
+    const funds = settled === UNSETTLED ? await checkTransferAccounts(deps.ledger, transfers, requirements, deps.tokenViews) : settled;
     if (funds) return rejected(funds.reason, funds.message, payer);
     if (!outcome.ok) return rejected(outcome.reason, outcome.message, payer);
     unitsConsumed = outcome.unitsConsumed;
@@ -186,21 +187,57 @@ export async function checkTransferAccounts(
 
 type VerifiedRequirements = PaymentRequest["paymentRequirements"];
 
+const UNSETTLED = Symbol("unsettled");
+
+/**
+ * SECURITY: what checkTransferAccounts would answer, from a simulation that succeeded, without a
+ * second ledger read. The transaction holds only TransferChecked (SPL Token), ComputeBudget and
+ * Memo instructions (transaction-checks.ts), and a TransferChecked that succeeds proves, rule by
+ * rule of funds-check.ts:
+ * - source is an SPL token account: the token program unpacks it (initialized, 165 bytes) and
+ *   writes it, which only the owning program may;
+ * - source mint: it must equal the instruction's mint account (MintMismatch otherwise);
+ * - source frozen: AccountFrozen otherwise;
+ * - authority is the owner or the delegate: OwnerMismatch otherwise (the program takes the
+ *   delegate path first, so a success never allows more than funds-check's `spendableBy`);
+ * - balance, or allowance, covers the total: the transfers run in order from the same source, so
+ *   InsufficientFunds is raised as soon as the sum exceeds either;
+ * - each destination is an initialized token account of the mint, not frozen: unpacked, mint
+ *   compared and frozen checked by each TransferChecked.
+ * Only SELF_PAYMENT is left, the source owner against payTo: read from the source's
+ * post-simulation state, whose owner a transfer never changes (SetAuthority is refused). Without
+ * that state (a ledger that did not return it), the accounts are read as when simulation fails.
+ */
+function fundsSettledBySimulation(
+  source: AccountSnapshot | null | undefined,
+  transfers: readonly TransferChecked[],
+  requirements: VerifiedRequirements,
+): Rejection | null | typeof UNSETTLED {
+  const [first] = transfers;
+  // Post-simulation snapshots are new objects each time: a cache would never hit.
+  const account = toTokenAccountView(source ?? null);
+  if (!first || account === null || account.mint !== first.mint) return UNSETTLED;
+  return checkSourceNotPayee(account, first, requirements);
+}
+
 const UNCACHED_VIEWS: TokenAccountViews = Object.freeze({ of: toTokenAccountView });
 
 type LedgerCheck =
-  | Readonly<{ ok: true; unitsConsumed: bigint }>
+  | Readonly<{ ok: true; unitsConsumed: bigint; source: AccountSnapshot | null | undefined }>
   | Readonly<{ ok: false; reason: "BLOCKHASH_EXPIRED" | "SIMULATION_FAILED"; message: string }>;
 
-/** Blockhash validity and simulation, run concurrently; a blockhash problem is reported first. */
-async function checkOnLedger(ledger: Ledger, isBlockhashValid: BlockhashCheck, wire: Uint8Array, blockhash: string): Promise<LedgerCheck> {
+/**
+ * Blockhash validity and simulation, run concurrently; a blockhash problem is reported first. A
+ * success carries `source` as the simulation left it (undefined when the ledger did not say).
+ */
+async function checkOnLedger(ledger: Ledger, isBlockhashValid: BlockhashCheck, wire: Uint8Array, blockhash: string, source: Address): Promise<LedgerCheck> {
   const [valid, simulation] = await Promise.all([
     isBlockhashValid(blockhash),
-    simulateOrRejected(ledger, wire),
+    simulateOrRejected(ledger, wire, source),
   ]);
   if (!valid) return { ok: false, reason: "BLOCKHASH_EXPIRED", message: `blockhash ${blockhash} is no longer valid` };
   if (!simulation.ok) return { ok: false, reason: "SIMULATION_FAILED", message: `simulation failed: ${simulation.error}` };
-  return { ok: true, unitsConsumed: simulation.unitsConsumed };
+  return { ok: true, unitsConsumed: simulation.unitsConsumed, source: simulation.accounts?.[0] };
 }
 
 export type BlockhashCheck = (blockhash: string) => Promise<boolean>;
@@ -234,12 +271,9 @@ export function createSharedBlockhashCheck(ledger: Ledger): BlockhashCheck {
 }
 
 /** A ledger that refuses the bytes outright is a failed simulation; an unreachable one throws on. */
-async function simulateOrRejected(
-  ledger: Ledger,
-  wire: Uint8Array,
-): Promise<Readonly<{ ok: true; unitsConsumed: bigint }> | Readonly<{ ok: false; error: string }>> {
+async function simulateOrRejected(ledger: Ledger, wire: Uint8Array, source: Address): Promise<SimulationOutcome | Readonly<{ ok: false; error: string }>> {
   try {
-    return await ledger.simulateTransaction(wire, { sigVerify: false });
+    return await ledger.simulateTransaction(wire, { sigVerify: false, accounts: [source] });
   } catch (error) {
     if (isLedgerRefusal(error)) return { ok: false, error: error.message };
     throw error;

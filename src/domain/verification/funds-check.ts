@@ -21,9 +21,8 @@ export function checkSourceFunds(
   if (account.mint !== transfer.mint) {
     return reject("MINT_MISMATCH", `source ${transfer.source} holds ${account.mint}, not ${transfer.mint}`);
   }
-  if (account.owner === requirements.payTo) {
-    return reject("SELF_PAYMENT", `source ${transfer.source} belongs to the recipient payTo ${requirements.payTo}`);
-  }
+  const selfPayment = checkSourceNotPayee(account, transfer, requirements);
+  if (selfPayment) return selfPayment;
   if (account.frozen) return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} is frozen`);
   const spendable = spendableBy(account, transfer.authority);
   if (spendable === null) {
@@ -33,6 +32,17 @@ export function checkSourceFunds(
     return reject("INSUFFICIENT_FUNDS", `source ${transfer.source} can pay ${spendable}, the payment needs ${total}`);
   }
   return null;
+}
+
+/** SECURITY: the source's owner is not the recipient (a self-payment through a second account or a delegate). */
+export function checkSourceNotPayee(
+  account: Readonly<{ owner: string }>,
+  transfer: TransferChecked,
+  requirements: PaymentRequirements,
+): Rejection | null {
+  return account.owner === requirements.payTo
+    ? reject("SELF_PAYMENT", `source ${transfer.source} belongs to the recipient payTo ${requirements.payTo}`)
+    : null;
 }
 
 /** What `authority` may move: the whole balance as owner, at most the allowance as delegate. */
