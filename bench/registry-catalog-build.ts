@@ -11,45 +11,12 @@
  * compare CPU and memory across runs.
  */
 import { heapStats } from "bun:jsc";
-import { getAddressDecoder, type Address } from "@solana/kit";
 import { buildAgentCatalog, type AgentRecord } from "../src/domain/registry/agent-catalog.ts";
-import { decodeAgentIdentity, encodeAgentIdentity, type AgentIdentity } from "../src/domain/registry/agent-identity.ts";
-import { categoryHash, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
+import { decodeAgentIdentity, encodeAgentIdentity } from "../src/domain/registry/agent-identity.ts";
+import { address, agent } from "./registry-agents.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-
-function address(label: number, n: number): Address {
-  const bytes = new Uint8Array(32);
-  bytes[0] = label;
-  new DataView(bytes.buffer).setUint32(1, n, true);
-  return getAddressDecoder().decode(bytes);
-}
-
-const TAGS = DEFAULT_CATEGORY_NAMES.map((name) => Uint8Array.from(categoryHash(name).match(/../g) ?? [], (h) => parseInt(h, 16)));
-
-/** The same agents as bench/registry.ts seeds. */
-function agent(n: number): AgentIdentity {
-  return {
-    nftMint: address(1, n),
-    owner: address(2, n % 500),
-    ownerVersion: 1n,
-    feedbackAuthority: address(3, n),
-    metadataUri: `https://agents.example/${n}/agent-card.json`,
-    metadataHash: new Uint8Array(32),
-    tags: [TAGS[n % TAGS.length] as Uint8Array, TAGS[(n * 7) % TAGS.length] as Uint8Array],
-    active: n % 10 !== 0,
-    createdAt: 1_700_000_000n + BigInt(n),
-    updatedAt: 1_700_000_000n + BigInt(n % 3000),
-    verifiedFeedbackCount: BigInt(n % 7),
-    verifiedScoreSum: BigInt((n % 7) * 75),
-    unverifiedFeedbackCount: 1n,
-    unverifiedScoreSum: 50n,
-    validationCount: 0n,
-    delegationCount: 0n,
-    bump: 255,
-  };
-}
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
