@@ -1,6 +1,7 @@
 import { setImmediate } from "node:timers";
 import type { Address } from "@solana/kit";
 import { LedgerError, type ProgramAccountFilter } from "../../application/ports/ledger.ts";
+import { toBase64 } from "../../domain/codecs/base64.ts";
 import { scrubUrlSecrets } from "../logging/redact.ts";
 import type { ReadReply, ReadRequest } from "./program-account-read-worker.ts";
 
@@ -94,10 +95,4 @@ async function unpack(reply: Extract<ReadReply, { ok: true }>): Promise<ProgramA
 function filterOf(filter: ProgramAccountFilter): unknown {
   if ("dataSize" in filter) return { dataSize: filter.dataSize };
   return { memcmp: { offset: filter.memcmp.offset, bytes: toBase64(filter.memcmp.bytes), encoding: "base64" } };
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
