@@ -9,34 +9,17 @@
  * yields) and how much RSS the reads added, after a full GC.
  */
 import { loadavg } from "node:os";
-import { getAddressDecoder, getAddressEncoder, type Address } from "@solana/kit";
-import { AGENT_IDENTITY_DISCRIMINATOR, encodeAgentIdentity } from "../src/domain/registry/agent-identity.ts";
+import { getAddressEncoder } from "@solana/kit";
+import { AGENT_IDENTITY_DISCRIMINATOR } from "../src/domain/registry/agent-identity.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../src/domain/registry/pdas.ts";
 import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { address, writeAgent } from "./registry-agents.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const READS = Number(process.env.BENCH_READS ?? 50);
 
-function address(label: number, n: number): Address {
-  const bytes = new Uint8Array(32);
-  bytes[0] = label;
-  new DataView(bytes.buffer).setUint32(1, n, true);
-  return getAddressDecoder().decode(bytes);
-}
-
 const ledger = createEmbeddedLedger();
-for (let n = 0; n < AGENTS; n++) {
-  const data = new Uint8Array(578);
-  data.set(
-    encodeAgentIdentity({
-      nftMint: address(1, n), owner: address(2, n % 500), ownerVersion: 1n, feedbackAuthority: address(3, n),
-      metadataUri: `https://agents.example/${n}/agent-card.json`, metadataHash: new Uint8Array(32), tags: [], active: true,
-      createdAt: 1_700_000_000n, updatedAt: 1_700_000_000n + BigInt(n), verifiedFeedbackCount: 0n, verifiedScoreSum: 0n,
-      unverifiedFeedbackCount: 0n, unverifiedScoreSum: 0n, validationCount: 0n, delegationCount: 0n, bump: 255,
-    }),
-  );
-  ledger.setAccount(address(9, n), { lamports: 3_000_000n, owner: DEFAULT_REGISTRY_PROGRAM_ID, data });
-}
+for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
 const filters = [
   { memcmp: { offset: 0, bytes: new Uint8Array(AGENT_IDENTITY_DISCRIMINATOR) } },
   { memcmp: { offset: 40, bytes: new Uint8Array(getAddressEncoder().encode(address(2, 42))) } },

@@ -23,27 +23,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 if (process.argv[2] === "serve") {
   const { createEmbeddedLedger } = await import("../src/infrastructure/ledger/embedded/embedded-ledger.ts");
   const { serveLedgerRpc } = await import("../src/infrastructure/ledger/embedded/json-rpc-server.ts");
-  const { getAddressDecoder } = await import("@solana/kit");
-  const { encodeAgentIdentity } = await import("../src/domain/registry/agent-identity.ts");
+  const { writeAgent } = await import("./registry-agents.ts");
   const ledger = createEmbeddedLedger();
-  const address = (label: number, n: number) => {
-    const bytes = new Uint8Array(32);
-    bytes[0] = label;
-    new DataView(bytes.buffer).setUint32(1, n, true);
-    return getAddressDecoder().decode(bytes);
-  };
-  for (let n = 0; n < AGENTS; n++) {
-    const data = new Uint8Array(578);
-    data.set(
-      encodeAgentIdentity({
-        nftMint: address(1, n), owner: address(2, n % 500), ownerVersion: 1n, feedbackAuthority: address(3, n),
-        metadataUri: `https://agents.example/${n}/agent-card.json`, metadataHash: new Uint8Array(32), tags: [], active: true,
-        createdAt: 1_700_000_000n, updatedAt: 1_700_000_000n + BigInt(n), verifiedFeedbackCount: 0n, verifiedScoreSum: 0n,
-        unverifiedFeedbackCount: 0n, unverifiedScoreSum: 0n, validationCount: 0n, delegationCount: 0n, bump: 255,
-      }),
-    );
-    ledger.setAccount(address(9, n), { lamports: 3_000_000n, owner: DEFAULT_REGISTRY_PROGRAM_ID, data });
-  }
+  for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
   const server = serveLedgerRpc(ledger, { port: 0 });
   process.stdout.write(`${server.url}\n`);
   await new Promise(() => {});
