@@ -20,6 +20,7 @@ import { createFeeBudget } from "../src/application/settlement/fee-budget.ts";
 import { type OpenedStore, type SqlExecutor, createSqlSettlementStore, openStore } from "../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
 import type { FundingLedger } from "../tests/settlement/support/payments.ts";
+import { createVerificationCaches } from "../src/application/verification-caches.ts";
 
 export type BenchRig = Readonly<{
   /** Funding and blockhashes through the ledger's JSON-RPC cheat codes. */
@@ -59,6 +60,7 @@ export async function startBenchRig(options: BenchRigOptions): Promise<BenchRig>
     network: SOLANA_DEVNET,
     asset: DEVNET_USDC_MINT as Address,
     simulate: true,
+    ...createVerificationCaches(rpcLedger),
   };
   // The fee budget as production composes it without REDIS_URL: its counters in the same database
   // (limits far above the run, so only its cost shows).

@@ -1,6 +1,6 @@
 import type { Address, Transaction } from "@solana/kit";
 import { USDC_DECIMALS } from "../domain/networks.ts";
-import { createAtaDeriver, type AtaDeriver } from "../domain/payment/associated-token-account.ts";
+import type { AtaDeriver } from "../domain/payment/associated-token-account.ts";
 import { paymentIdOf, type PaymentExtensions, type PaymentRequest } from "../domain/payment/payment-request.ts";
 import { settlementKeyOf } from "../domain/payment/settlement-key.ts";
 import type { ReasonCode } from "../domain/reason-codes.ts";
@@ -40,10 +40,10 @@ export type VerifyPaymentDeps = Readonly<{
   payToPolicy?: PayToPolicy;
   /** True when this transaction (settlement key), or this payer's paymentId, was already settled. */
   settledLookup?: (key: string, paymentId: PayerPaymentId | null) => Promise<boolean>;
-  /** Shared ATA cache; one per process is enough (the composition root owns it). A fresh one per call otherwise. */
-  atas?: AtaDeriver;
-  /** Imported payer signature keys; one per process (the composition root owns it). A fresh one per call otherwise. */
-  verificationKeys?: VerificationKeyCache;
+  /** Shared ATA cache, one per process (`createVerificationCaches`): a fresh one per request would derive every ATA again. */
+  atas: AtaDeriver;
+  /** Imported payer signature keys, one per process (`createVerificationCaches`). */
+  verificationKeys: VerificationKeyCache;
   /** Token account views by snapshot; one per process (the composition root owns it). Decoded afresh otherwise. */
   tokenViews?: TokenAccountViews;
   /** Blockhash validity shared by concurrent verifications (`createSharedBlockhashCheck`); default: ask the ledger each time. */
@@ -102,8 +102,8 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
     feePayers: typeof deps.feePayers === "function" ? deps.feePayers() : deps.feePayers,
     policy: deps.policy,
     assetDecimals: deps.assetDecimals ?? USDC_DECIMALS,
-    atas: deps.atas ?? createAtaDeriver(),
-    ...(deps.verificationKeys ? { keys: deps.verificationKeys } : {}),
+    atas: deps.atas,
+    keys: deps.verificationKeys,
     protocolFee: deps.protocolFee ?? null,
   });
   if (!verdict.ok) return rejected(verdict.rejection.reason, verdict.rejection.message, verdict.payer);

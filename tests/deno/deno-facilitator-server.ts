@@ -16,6 +16,7 @@ import { createMetrics } from "../../src/http/metrics.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../../src/infrastructure/signers/local-signer.ts";
 import { openStore } from "../../src/infrastructure/store/index.ts";
+import { createVerificationCaches } from "../../src/application/verification-caches.ts";
 
 declare const Deno: {
   args: string[];
@@ -36,6 +37,7 @@ const app = createFacilitatorApp({
   network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
   asset: DEVNET_USDC_MINT as Address,
   simulate: true,
+  ...createVerificationCaches(ledger),
   settlement: null,
   logger: silentLogger,
   version: "deno-smoke",

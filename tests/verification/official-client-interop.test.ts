@@ -12,6 +12,7 @@ import { errorLayer } from "../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
 import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
 import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createVerificationCaches } from "../../src/application/verification-caches.ts";
 
 /**
  * The official x402 client (@x402/svm ExactSvmScheme, v2 and v1) builds payments against the
@@ -41,6 +42,7 @@ describe("interop: @x402/svm client payments verified against the embedded ledge
     network: SOLANA_DEVNET,
     asset: usdc,
     simulate: true,
+    ...createVerificationCaches(ledger),
   };
   const requirements = {
     scheme: "exact",

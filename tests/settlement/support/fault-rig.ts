@@ -23,6 +23,7 @@ import { createLocalSigner } from "../../../src/infrastructure/signers/index.ts"
 import { type OpenedStore, openStore } from "../../../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../../../src/infrastructure/store/sql-window-counters.ts";
 import { type LedgerProxy, startLedgerProxy } from "./ledger-proxy.ts";
+import { createVerificationCaches } from "../../../src/application/verification-caches.ts";
 
 export type ManualClock = Readonly<{ now(): number; advance(ms: number): void }>;
 
@@ -80,6 +81,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     network: SOLANA_DEVNET,
     asset: DEVNET_USDC_MINT as Address,
     simulate: true,
+    ...createVerificationCaches(rpcLedger),
     settledLookup: async (key) => (await store.settlements.get(key))?.state === "settled",
   };
   const settlement = createSettlementService({

@@ -4,6 +4,8 @@ import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts
 import { DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
 import type { Actors } from "./payment-builder.ts";
 import { createFakeLedger, type FakeLedger } from "./fake-ledger.ts";
+import { createAtaDeriver } from "../../../src/domain/payment/associated-token-account.ts";
+import { createVerificationKeyCache } from "../../../src/domain/verification/signature-checks.ts";
 
 export function verifyDeps(
   actors: Actors,
@@ -17,6 +19,8 @@ export function verifyDeps(
     network: SOLANA_DEVNET,
     asset: DEVNET_USDC_MINT as Address,
     simulate: true,
+    atas: createAtaDeriver(),
+    verificationKeys: createVerificationKeyCache(),
     ...overrides,
   } as VerifyPaymentDeps & Readonly<{ ledger: FakeLedger }>;
 }
