@@ -11,7 +11,8 @@
  * compare CPU and memory across runs.
  */
 import { heapStats } from "bun:jsc";
-import { buildAgentCatalog, type AgentRecord } from "../src/domain/registry/agent-catalog.ts";
+import { buildAgentCatalog } from "../src/domain/registry/agent-catalog.ts";
+import type { AgentRecord } from "../src/domain/registry/agent-record.ts";
 import { decodeAgentIdentity, encodeAgentIdentity } from "../src/domain/registry/agent-identity.ts";
 import { address, agent } from "./registry-agents.ts";
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
-import { agentCatalogWork, buildAgentCatalog, type AgentCatalog, type AgentFilter, type AgentRecord } from "../../src/domain/registry/agent-catalog.ts";
+import { agentCatalogWork, buildAgentCatalog, type AgentCatalog, type AgentFilter } from "../../src/domain/registry/agent-catalog.ts";
+import type { AgentRecord } from "../../src/domain/registry/agent-record.ts";
 import { decodeAgentCursor, encodeAgentCursor } from "../../src/domain/registry/agent-cursor.ts";
 import type { AgentKey } from "../../src/domain/registry/agent-order.ts";
 import { categoryHash } from "../../src/domain/registry/categories.ts";

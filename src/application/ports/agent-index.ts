@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import { CodedError } from "../../domain/coded-error.ts";
-import type { AgentPage, AgentPageRequest, AgentRecord } from "../../domain/registry/agent-catalog.ts";
+import type { AgentPage, AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
+import type { AgentRecord } from "../../domain/registry/agent-record.ts";
 import type { FeedbackFilter, FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import type { ServiceFilter, ServiceRecord } from "../../domain/registry/service-selection.ts";
 

@@ -1,12 +1,8 @@
-import type { Address } from "@solana/kit";
-import type { AgentIdentity } from "./agent-identity.ts";
+import type { AgentRecord } from "./agent-record.ts";
 import { compareAgentKeys, firstIndexAfter, type AgentKey } from "./agent-order.ts";
 import { buildBase, buildOverlay, compareEntries, EMPTY_OVERLAY, entryOf, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
 import { finishNow, sortSliced, type SlicedWork } from "./sliced-work.ts";
 import { queryGrams } from "./uri-grams.ts";
-
-/** One indexed agent: its account address (the agent PDA) and the decoded account. */
-export type AgentRecord = Readonly<{ address: Address; identity: AgentIdentity }>;
 
 /** List filters, already validated and resolved (category as tag hash hex). */
 export type AgentFilter = Readonly<{

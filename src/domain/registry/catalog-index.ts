@@ -1,4 +1,4 @@
-import type { AgentRecord } from "./agent-catalog.ts";
+import type { AgentRecord } from "./agent-record.ts";
 import { compareAgentKeys, type AgentKey } from "./agent-order.ts";
 import { toHex } from "./borsh-codecs.ts";
 import type { SlicedWork } from "./sliced-work.ts";

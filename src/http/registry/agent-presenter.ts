@@ -1,5 +1,5 @@
 import type { ReadonlyUint8Array } from "@solana/kit";
-import type { AgentRecord } from "../../domain/registry/agent-catalog.ts";
+import type { AgentRecord } from "../../domain/registry/agent-record.ts";
 import { toHex } from "../../domain/registry/borsh-codecs.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import type { FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
