@@ -13,17 +13,6 @@ const ADAPTERS_AND_ROOTS = `^src/(infrastructure|http|tools)/|${ROOTS}`;
 const RUNTIME_SPECIFIC =
   "^(bun|bun:.*|pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs/.*|@aws-sdk/.*|@electric-sql/.*|prom-client)$|node_modules/(pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs|@aws-sdk|@electric-sql|prom-client)/";
 
-/**
- * Known violations, each owned by an open item of issue 14; remove the entry when it is fixed.
- * Listing them edge by edge keeps every other edge of the same kind failing.
- */
-const KNOWN_HTTP_TO_INFRASTRUCTURE = [
-  // http/metrics.ts builds the Prometheus registry it serves; the composition root should pass it in.
-  "^src/http/metrics\\.ts$",
-  // http/observability.ts enters the log context of each request; it belongs behind a port.
-  "^src/http/observability\\.ts$",
-];
-
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
@@ -59,7 +48,7 @@ module.exports = {
       name: "http-not-infrastructure",
       comment: "src/http talks to adapters through ports handed in by the composition root, never by import.",
       severity: "error",
-      from: { path: "^src/http/", pathNot: KNOWN_HTTP_TO_INFRASTRUCTURE },
+      from: { path: "^src/http/" },
       to: { path: "^src/infrastructure/" },
     },
     {

@@ -31,6 +31,7 @@ import { instrumentSigner } from "./infrastructure/metrics/instrumented-signer.t
 import { instrumentStore } from "./infrastructure/metrics/instrumented-store.ts";
 import { createPrometheusMetrics } from "./infrastructure/metrics/prometheus-metrics.ts";
 import { registryIndexGauges, signerHealthGauge } from "./infrastructure/metrics/service-gauges.ts";
+import { enterLogContext } from "./infrastructure/logging/log-context.ts";
 import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "./infrastructure/store/index.ts";
@@ -210,6 +211,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     },
     settlement: settlement && instrumentSettlement(settlement, metrics),
     metrics,
+    enterLogContext,
     apiKeys: protection.apiKeys,
     logger,
     health,
@@ -235,6 +237,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const registryApp = createRegistryApp({
     clientAddressOf: clientAddresses.of,
     metrics,
+    enterLogContext,
     index,
     categories,
     registration: registration.deps,

@@ -1,11 +1,9 @@
 import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
-import type { Logger } from "../application/ports/logger.ts";
 import { apiDocs } from "./api-docs.ts";
 import { APP_CONFIG } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
-import { type Metrics, createMetrics } from "./metrics.ts";
-import { observability } from "./observability.ts";
+import { type ObservabilityDeps, observability } from "./observability.ts";
 import { type FacilitatorSettleDeps, facilitatorSettleRoutes } from "./facilitator/settle-routes.ts";
 import { type FacilitatorVerifyDeps, facilitatorVerifyRoutes } from "./facilitator/verify-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
@@ -13,7 +11,8 @@ import { type ApiKeyHashes, apiKeyGuard } from "./facilitator/api-key-guard.ts";
 
 export type FacilitatorAppDeps = FacilitatorVerifyDeps &
   FacilitatorSettleDeps &
-  Readonly<{ logger: Logger; health: HealthProbes; version: string; metrics?: Metrics; apiKeys?: ApiKeyHashes | null }>;
+  ObservabilityDeps &
+  Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null }>;
 
 /** The facilitator interface's version (service-spec.md, Versioning 2), apart from the package's. */
 export const FACILITATOR_API_VERSION = "0.2.0";
@@ -22,7 +21,7 @@ export const FACILITATOR_API_VERSION = "0.2.0";
 export function createFacilitatorApp(deps: FacilitatorAppDeps) {
   return new Elysia(APP_CONFIG)
     .use(errorLayer(deps.logger))
-    .use(observability(deps.logger, deps.metrics ?? createMetrics(), "facilitator"))
+    .use(observability(deps, "facilitator"))
     .use(apiKeyGuard(deps.apiKeys ?? null))
     .use(healthRoutes(deps.health, deps.version))
     .use(facilitatorVerifyRoutes(deps))

@@ -1,16 +1,23 @@
 import { Elysia, StatusMap } from "elysia";
+import { type EnterLogContext, noLogContext } from "../application/ports/log-context.ts";
 import type { Logger } from "../application/ports/logger.ts";
-import { enterLogContext } from "../infrastructure/logging/log-context.ts";
-import type { Metrics } from "./metrics.ts";
+import { type Metrics, noMetrics } from "../application/ports/metrics.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
+ * Handed in by the composition root, which owns the adapters: the service passes its Prometheus
+ * metrics and the logging adapter's context, an app built alone for a test may pass neither.
+ */
+export type ObservabilityDeps = Readonly<{ logger: Logger; metrics?: Metrics; enterLogContext?: EnterLogContext }>;
+
+/**
  * Request ids (taken from `x-request-id` when it is sane, else generated, and echoed back, and
  * carried by every log line written while the request is served), request counters and latency
- * histograms by route, and GET /metrics in Prometheus format.
+ * histograms by route, and GET /metrics in the format of `metrics`.
  */
-export function observability(logger: Logger, metrics: Metrics, service: string) {
+export function observability(deps: ObservabilityDeps, service: string) {
+  const { logger, metrics = noMetrics, enterLogContext = noLogContext } = deps;
   const started = new WeakMap<Request, { at: number; id: string }>();
   return new Elysia({ name: `observability-${service}` })
     .onRequest(({ request, set }) => {

@@ -1,18 +1,16 @@
 import { Elysia } from "elysia";
 import type { HealthProbes } from "../application/health.ts";
-import type { Logger } from "../application/ports/logger.ts";
 import { apiDocs } from "./api-docs.ts";
 import { APP_CONFIG } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
-import { type Metrics, createMetrics } from "./metrics.ts";
-import { observability } from "./observability.ts";
+import { type ObservabilityDeps, observability } from "./observability.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { type RegistryRoutesDeps, registryRoutes } from "./registry/registry-routes.ts";
 import { type RegisterRoutesDeps, registerRoutes } from "./registry/register-routes.ts";
 import { type AuthRoutesDeps, authRoutes } from "./registry/auth-routes.ts";
 import { type UsersRoutesDeps, usersRoutes } from "./registry/users-routes.ts";
 
-export type RegistryAppDeps = RegistryRoutesDeps & Partial<RegisterRoutesDeps> & Readonly<{ logger: Logger; health: HealthProbes; version: string; metrics?: Metrics }> &
+export type RegistryAppDeps = RegistryRoutesDeps & Partial<RegisterRoutesDeps> & ObservabilityDeps & Readonly<{ health: HealthProbes; version: string }> &
   Readonly<{ auth?: AuthRoutesDeps & UsersRoutesDeps }>;
 
 const unlimited = Object.freeze({ allow: async () => true });
@@ -23,7 +21,7 @@ const unlimited = Object.freeze({ allow: async () => true });
  */
 export function createRegistryApp(deps: RegistryAppDeps) {
   return new Elysia(APP_CONFIG).use(errorLayer(deps.logger))
-    .use(observability(deps.logger, deps.metrics ?? createMetrics(), "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
+    .use(observability(deps, "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
     .use(
       registerRoutes({
         registration: deps.registration ?? null,

@@ -12,7 +12,7 @@ import { pingProbe } from "../../src/application/health.ts";
 import { DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import { createVerificationPolicy } from "../../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../../src/http/facilitator-app.ts";
-import { createMetrics } from "../../src/http/metrics.ts";
+import { createPrometheusMetrics } from "../../src/infrastructure/metrics/prometheus-metrics.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../../src/infrastructure/signers/local-signer.ts";
 import { openStore } from "../../src/infrastructure/store/index.ts";
@@ -41,7 +41,7 @@ const app = createFacilitatorApp({
   settlement: null,
   logger: silentLogger,
   version: "deno-smoke",
-  metrics: createMetrics(),
+  metrics: createPrometheusMetrics(),
   health: {
     ledger: pingProbe(() => ledger.ping()),
     store: pingProbe(() => store.ping()),

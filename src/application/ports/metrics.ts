@@ -25,3 +25,16 @@ export type Metrics = Readonly<{
   render(): Promise<string>;
   readonly contentType: string;
 }>;
+
+/**
+ * Metrics that record nothing and expose an empty page: for an HTTP interface built without the
+ * service's metrics (a test of its routes). The service always passes its Prometheus metrics.
+ */
+export const noMetrics: Metrics = Object.freeze({
+  increment() {},
+  set() {},
+  observe() {},
+  gaugeFrom() {},
+  render: async () => "",
+  contentType: "text/plain; charset=utf-8",
+});

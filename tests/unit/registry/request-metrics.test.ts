@@ -4,8 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
 import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../../../src/domain/registry/categories.ts";
-import { createMetrics } from "../../../src/http/metrics.ts";
 import { createRegistryApp } from "../../../src/http/registry-app.ts";
+import { createPrometheusMetrics } from "../../../src/infrastructure/metrics/prometheus-metrics.ts";
 import { createAgentIndex } from "../../../src/infrastructure/registry/ledger-agent-index.ts";
 import { createFakeLedger } from "../../registry/support/fake-ledger.ts";
 import { createManualClock } from "../../registry/support/manual-clock.ts";
@@ -23,7 +23,7 @@ function setup() {
     logger,
     health: { ledger: ok, store: ok, signer: ok },
     version: "test",
-    metrics: createMetrics(),
+    metrics: createPrometheusMetrics(),
   });
   const get = async (path: string) => {
     const response = await app.handle(new Request(`http://localhost${path}`));
