@@ -5,8 +5,8 @@
  *   npx bun bench/codecs.ts [--rounds 7]
  *
  * Each row prints µs per call for the fast path and for kit, and the ratio. The fast paths are
- * cross-checked against kit by tests/codecs/fast-paths.test.ts, tests/ledger/wire-parse.test.ts,
- * tests/verification/wire-format.test.ts and tests/registry/account-codecs.test.ts.
+ * cross-checked against kit by packages/solana-wire/tests, tests/unit/codecs/address-cache.test.ts,
+ * tests/unit/verification/wire-format.test.ts and tests/registry/account-codecs.test.ts.
  */
 import {
   getAddressDecoder,
@@ -21,13 +21,11 @@ import {
   type Address,
 } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { base58Bytes, base58Text } from "../src/domain/codecs/fast-base58.ts";
+import { base58Bytes, base58Text } from "@x84/solana-wire";
 import { createAtaDeriver } from "../src/domain/payment/associated-token-account.ts";
 import { getFastAddressDecoder } from "../src/domain/registry/fast-address-codec.ts";
 import { createAddressCache } from "../src/domain/transaction/address-cache.ts";
-import { parseWireTransaction } from "../src/domain/transaction/wire-format.ts";
-import { decodeWithKit } from "../src/infrastructure/ledger/embedded/wire-guard.ts";
-import { parseCanonicalWire } from "../src/infrastructure/ledger/embedded/wire-parse.ts";
+import { parseWireTransaction } from "@x84/solana-wire";
 import { buildTransaction, createActors, USDC } from "../tests/verification/support/payment-builder.ts";
 
 const roundsIndex = process.argv.indexOf("--rounds");
@@ -76,7 +74,7 @@ const repeated = keys.slice(0, 16);
 const addressDecoder = getAddressDecoder();
 await row("address cache, repeated keys (/verify)", 10_000, (i) => cache.toAddress(at(repeated, i)), (i) => addressDecoder.decode(at(repeated, i)));
 
-// The strict wire reader on /verify and in the embedded ledger's guard, against kit's decode + canonical re-encode check.
+// The strict wire reader on /verify (packages/embedded-ledger/bench/wire-guard.ts measures the ledger's guard), against kit's decode + canonical re-encode check.
 const actors = await createActors();
 const wires = await Promise.all(Array.from({ length: 32 }, () => buildTransaction(actors))).then((list) =>
   list.map((base64) => new Uint8Array(getBase64Encoder().encode(base64))),
@@ -90,7 +88,6 @@ function kitDecodeAndCheck(wire: Uint8Array): boolean {
   return same && getCompiledTransactionMessageEncoder().encode(message).length === transaction.messageBytes.length;
 }
 await row("wire reader, domain (/verify)", 1_000, (i) => parseWireTransaction(at(wires, i)), (i) => kitDecodeAndCheck(at(wires, i)));
-await row("wire reader, embedded ledger guard", 1_000, (i) => parseCanonicalWire(at(wires, i)), (i) => decodeWithKit(at(wires, i)));
 
 // ATA derivation: kit's PDA search hashes with WebCrypto; payees repeat, so the deriver caches.
 const owners = keys.slice(0, 64).map((key) => getBase58Decoder().decode(key) as Address);

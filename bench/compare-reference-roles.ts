@@ -21,8 +21,8 @@ import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verifica
 import { errorLayer } from "../src/http/error-layer.ts";
 import { createVerificationCaches } from "../src/application/verification-caches.ts";
 import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.ts";
-import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../src/infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../src/infrastructure/ledger/rpc-ledger.ts";
 
 export const USDC = DEVNET_USDC_MINT as Address;
@@ -37,11 +37,11 @@ function ready(fields: Record<string, string>): void {
 }
 
 async function serveLedger(setup: CompareSetup): Promise<void> {
-  const ledger = createEmbeddedLedger();
+  const ledger = createLocalLedger();
   await ledger.airdrop(setup.feePayer, 100_000_000_000n);
   await ledger.setTokenAccount(setup.payTo, USDC, { amount: 0n });
   for (const payer of setup.payers) await ledger.setTokenAccount(payer, USDC, { amount: 1_000_000_000_000n });
-  const rpc = serveLedgerRpc(ledger, { port: 0 });
+  const rpc = serveLocalLedgerRpc(ledger, { port: 0 });
   ready({ url: rpc.url });
 }
 

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { type AccountSignerMeta, AccountRole, type Address, type Blockhash, type Instruction, generateKeyPairSigner } from "@solana/kit";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
-import type { EmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { buildService } from "../src/service.ts";
 import {
   type Actors,
@@ -101,7 +101,7 @@ async function run(attack: Attack): Promise<void> {
   const parsed = parseAppConfig(env);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const service = await buildService(parsed.config, env, silentLogger);
-  const ledger = service.embeddedLedger as EmbeddedLedger;
+  const ledger = service.embeddedLedger as LocalLedger;
   const feePayer = service.feePayers.addresses[0] as Address;
   try {
     // Attackers: many wallets, each funded with a little USDC, so per-payer limits are met fairly.

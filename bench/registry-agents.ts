@@ -3,7 +3,7 @@
  * (registry-ledger-process.ts): real AgentIdentity byte layout with Anchor's padding.
  */
 import { getAddressDecoder, type Address } from "@solana/kit";
-import type { EmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { encodeAgentIdentity, type AgentIdentity } from "../src/domain/registry/agent-identity.ts";
 import { categoryHash, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../src/domain/registry/pdas.ts";
@@ -43,14 +43,14 @@ export function agent(n: number, version = 0): AgentIdentity {
   };
 }
 
-export function writeAgent(ledger: EmbeddedLedger, n: number, version = 0): void {
+export function writeAgent(ledger: LocalLedger, n: number, version = 0): void {
   const data = new Uint8Array(AGENT_SPACE);
   data.set(encodeAgentIdentity(agent(n, version)));
   ledger.setAccount(address(9, n), { lamports: 3_000_000n, owner: programId, data });
 }
 
 /** Agents `count`.. owned by `owner` (for /users/me), under their own mint and account addresses. */
-export function writeOwnedAgents(ledger: EmbeddedLedger, count: number, owner: Address, agents: number): void {
+export function writeOwnedAgents(ledger: LocalLedger, count: number, owner: Address, agents: number): void {
   for (let n = 0; n < count; n++) {
     const data = new Uint8Array(AGENT_SPACE);
     data.set(encodeAgentIdentity({ ...agent(agents + n), nftMint: address(8, n), owner }));
@@ -59,7 +59,7 @@ export function writeOwnedAgents(ledger: EmbeddedLedger, count: number, owner: A
 }
 
 /** Rewrites every (1/share)-th agent with a newer updated_at. */
-export function rewriteShare(ledger: EmbeddedLedger, agents: number, share: number, version: number): void {
+export function rewriteShare(ledger: LocalLedger, agents: number, share: number, version: number): void {
   const step = Math.max(1, Math.round(1 / share));
   for (let n = 0; n < agents; n += step) writeAgent(ledger, n, version);
 }

@@ -9,8 +9,8 @@
  *   {"op":"rss"}                                this process's RSS
  */
 import type { Address } from "@solana/kit";
-import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../src/infrastructure/ledger/local-ledger.ts";
 import { rewriteShare, writeAgent, writeOwnedAgents } from "./registry-agents.ts";
 
 type Command =
@@ -20,11 +20,11 @@ type Command =
   | { op: "rss" };
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
-const ledger = createEmbeddedLedger();
+const ledger = createLocalLedger();
 const seedStart = performance.now();
 for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
 const seedMs = performance.now() - seedStart;
-const server = serveLedgerRpc(ledger, { port: 0 });
+const server = serveLocalLedgerRpc(ledger, { port: 0 });
 process.stdout.write(`${JSON.stringify({ url: String(server.url), seedMs })}\n`);
 
 for await (const line of console) {

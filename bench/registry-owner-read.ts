@@ -12,13 +12,13 @@ import { loadavg } from "node:os";
 import { getAddressEncoder } from "@solana/kit";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../src/domain/registry/agent-identity.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../src/domain/registry/pdas.ts";
-import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { address, writeAgent } from "./registry-agents.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const READS = Number(process.env.BENCH_READS ?? 50);
 
-const ledger = createEmbeddedLedger();
+const ledger = createLocalLedger();
 for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
 const filters = [
   { memcmp: { offset: 0, bytes: new Uint8Array(AGENT_IDENTITY_DISCRIMINATOR) } },

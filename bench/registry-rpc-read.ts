@@ -21,12 +21,11 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 if (process.argv[2] === "serve") {
-  const { createEmbeddedLedger } = await import("../src/infrastructure/ledger/embedded/embedded-ledger.ts");
-  const { serveLedgerRpc } = await import("../src/infrastructure/ledger/embedded/json-rpc-server.ts");
+  const { createLocalLedger, serveLocalLedgerRpc } = await import("../src/infrastructure/ledger/local-ledger.ts");
   const { writeAgent } = await import("./registry-agents.ts");
-  const ledger = createEmbeddedLedger();
+  const ledger = createLocalLedger();
   for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
-  const server = serveLedgerRpc(ledger, { port: 0 });
+  const server = serveLocalLedgerRpc(ledger, { port: 0 });
   process.stdout.write(`${server.url}\n`);
   await new Promise(() => {});
 }

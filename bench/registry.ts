@@ -37,7 +37,7 @@ import { AGENT_IDENTITY_DISCRIMINATOR } from "../src/domain/registry/agent-ident
 import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
 import { registryRoutes } from "../src/http/registry/registry-routes.ts";
-import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../src/infrastructure/ledger/rpc-ledger.ts";
 import { createAgentIndex, type RefreshReport } from "../src/infrastructure/registry/ledger-agent-index.ts";
 import { createRpcProgramAccountReader, type ProgramAccountReader } from "../src/infrastructure/registry/rpc-program-account-reader.ts";
@@ -84,7 +84,7 @@ type BenchLedger = Readonly<{
 }>;
 
 function inProcessLedger(): BenchLedger {
-  const ledger = createEmbeddedLedger();
+  const ledger = createLocalLedger();
   const seedStart = performance.now();
   for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
   return {

@@ -13,7 +13,7 @@
  * with `{sends, calls}` (sends that reached the ledger; calls received by method). Exits when
  * stdin closes.
  */
-import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { type FaultRule, firstSignature, rpcResult, startLedgerProxy } from "../tests/settlement/support/ledger-proxy.ts";
 import { delayConfirmation } from "./settle-delay.ts";
 
@@ -24,7 +24,7 @@ const COUNTED = [
 ];
 const confirmAfterMs = Number(process.argv[2] ?? "0");
 const mode = process.argv[3] === "stub" ? "stub" : "execute";
-const ledger = createEmbeddedLedger();
+const ledger = createLocalLedger();
 const proxy = startLedgerProxy(ledger);
 const rule: FaultRule = mode === "stub" ? stubExecution(confirmAfterMs) : confirmAfterMs > 0 ? delayConfirmation(confirmAfterMs) : (_call, forward) => forward();
 proxy.setRule(async (call, forward) => {

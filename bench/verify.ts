@@ -19,8 +19,8 @@ import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verifica
 import { errorLayer } from "../src/http/error-layer.ts";
 import { createVerificationCaches } from "../src/application/verification-caches.ts";
 import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.ts";
-import { createEmbeddedLedger } from "../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../src/infrastructure/ledger/local-ledger.ts";
 import { runLoad, wrkAvailable } from "./verify-load.ts";
 import { buildPaymentBodies, format, latestBlockhash, measureCpu, peakRssMiB, readReady } from "./verify-support.ts";
 
@@ -36,11 +36,11 @@ type Setup = Readonly<{ feePayer: Address; payTo: Address; payers: readonly Addr
 
 /** Child: the facilitator on an embedded ledger, funded for the parent's payers. */
 async function serve(setup: Setup, simulate: boolean): Promise<void> {
-  const ledger = createEmbeddedLedger();
+  const ledger = createLocalLedger();
   await ledger.airdrop(setup.feePayer, 10_000_000_000n);
   await ledger.setTokenAccount(setup.payTo, USDC, { amount: 0n });
   for (const payer of setup.payers) await ledger.setTokenAccount(payer, USDC, { amount: 1_000_000_000_000n });
-  const rpc = serveLedgerRpc(ledger, { port: 0 });
+  const rpc = serveLocalLedgerRpc(ledger, { port: 0 });
   const app = new Elysia().use(errorLayer(silentLogger)).use(
     facilitatorVerifyRoutes({
       ledger,

@@ -32,7 +32,7 @@ const REGISTRY = trimSlash(process.env["REGISTRY_URL"] ?? "http://127.0.0.1:3000
 const FACILITATOR = trimSlash(process.env["FACILITATOR_URL"] ?? "http://127.0.0.1:4020");
 const LEDGER = trimSlash(process.env["LEDGER_RPC_URL"] ?? "http://127.0.0.1:8899");
 
-/** The sample agent whose owner can be paid (src/infrastructure/ledger/embedded/sample-agents). */
+/** The sample agent whose owner can be paid (src/infrastructure/registry/sample-agents). */
 const PAYABLE_AGENT_HOST = "weather-oracle.example.com";
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Address;
 /** 0.01 USDC (6 decimals) per call, what the agent's verified feedback says its forecast costs. */

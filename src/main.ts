@@ -8,7 +8,7 @@ import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructu
 import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
 import { isCoded } from "./domain/coded-error.ts";
-import { VERSION, buildService, serveLedgerRpc } from "./service.ts";
+import { VERSION, buildService, serveLocalLedgerRpc } from "./service.ts";
 
 /**
  * A backstop behind the error layer's 64 KiB cap: the listener itself refuses anything larger
@@ -62,7 +62,7 @@ if (embeddedLedger) {
   // SECURITY: the embedded ledger's cheat codes set any balance, so its JSON-RPC never binds
   // to HOST (the image sets 0.0.0.0): it is reachable from this machine only.
   const rpc = listen("ledgerRpc", "LOCAL_LEDGER_PORT", "127.0.0.1", config.LOCAL_LEDGER_PORT, () =>
-    serveLedgerRpc(embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger, listener: httpListener }),
+    serveLocalLedgerRpc(embeddedLedger, { host: "127.0.0.1", port: config.LOCAL_LEDGER_PORT, logger, listener: httpListener }),
   );
   listeners.push({ name: "ledgerRpc", stop: () => rpc.stop(), forceStop: () => void rpc.stop(), pendingRequests: () => 0 });
   urls["ledgerRpc"] = rpc.url;

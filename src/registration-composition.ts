@@ -20,7 +20,7 @@ import type { CategoryCatalog } from "./domain/registry/categories.ts";
 import { findConfigPda } from "./domain/registry/pdas.ts";
 import { encodeProtocolConfig } from "./domain/registry/protocol-config.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
-import type { EmbeddedLedger } from "./infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "./infrastructure/ledger/local-ledger.ts";
 import { createMetadataFetcher } from "./infrastructure/metadata/metadata-fetcher.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
 
@@ -42,7 +42,7 @@ export type RegistrationInputs = Readonly<{
   config: AppConfig;
   env: Env;
   ledger: Ledger;
-  embeddedLedger: EmbeddedLedger | null;
+  embeddedLedger: LocalLedger | null;
   categories: CategoryCatalog;
   counters: WindowCounters;
   clock: Clock;
@@ -92,7 +92,7 @@ async function configAuthoritySigner(inputs: RegistrationInputs): Promise<Signer
 }
 
 /** A ProtocolConfig naming the development config authority, unless the ledger already has one. */
-async function seedDevProtocolConfig(ledger: EmbeddedLedger, programId: Address, authority: Address, facilitator: Address | undefined): Promise<void> {
+async function seedDevProtocolConfig(ledger: LocalLedger, programId: Address, authority: Address, facilitator: Address | undefined): Promise<void> {
   const [address] = await findConfigPda(programId);
   if ((await ledger.getAccount(address)) !== null) return;
   const [collection, treasury] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);

@@ -20,10 +20,9 @@ import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
 import type { AppConfig } from "./infrastructure/config/app-config.ts";
-import { type EmbeddedLedger, createEmbeddedLedger } from "./infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "./infrastructure/ledger/embedded/json-rpc-server.ts";
-import { parseLedgerPrograms } from "./infrastructure/ledger/embedded/ledger-programs.ts";
-import { seedSampleAgents } from "./infrastructure/ledger/embedded/sample-agents/seed-sample-agents.ts";
+import { parseLedgerPrograms } from "@x84/embedded-ledger";
+import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "./infrastructure/ledger/local-ledger.ts";
+import { seedSampleAgents } from "./infrastructure/registry/sample-agents/seed-sample-agents.ts";
 import { createRpcLedger } from "./infrastructure/ledger/rpc-ledger.ts";
 import { instrumentLedger } from "./infrastructure/metrics/instrumented-ledger.ts";
 import { instrumentSettlement } from "./infrastructure/metrics/instrumented-settlement.ts";
@@ -61,7 +60,7 @@ export type Service = Readonly<{
   config: AppConfig;
   ledger: Ledger;
   /** Present when no SOLANA_RPC_URL is set. */
-  embeddedLedger: EmbeddedLedger | null;
+  embeddedLedger: LocalLedger | null;
   store: OpenedStore;
   feePayers: SignerPool;
   settlement: SettlementService | null;
@@ -96,7 +95,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   // ───────────────────────────────────────────────────────────────────────────────────────────────
   const embeddedLedger = config.SOLANA_RPC_URL
     ? null
-    : createEmbeddedLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
+    : createLocalLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
   const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger }), metrics);
 
   // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
@@ -315,4 +314,4 @@ function redacted(probe: HealthProbe): HealthProbe {
   };
 }
 
-export { serveLedgerRpc };
+export { serveLocalLedgerRpc };

@@ -22,7 +22,7 @@ import { loadSigningKey, loadVerificationKeys } from "../infrastructure/auth/jwt
 import { type AppConfig, parseAppConfig } from "../infrastructure/config/app-config.ts";
 import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
 import { productionProblems } from "../infrastructure/config/production-guard.ts";
-import { parseLedgerPrograms } from "../infrastructure/ledger/embedded/ledger-programs.ts";
+import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
 import { describeDatabaseUrl, isSecretName, redactUrl, scrubSecrets } from "../infrastructure/logging/redact.ts";
 import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AccountSignerMeta, type Address, type Blockhash, AccountRole, type Instruction, generateKeyPairSigner } from "@solana/kit";
 import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-program/token";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { encodeAgentIdentity } from "../../src/domain/registry/agent-identity.ts";
 import { findAgentPda } from "../../src/domain/registry/pdas.ts";
 import { kmsSignerEnv, useFakeKms } from "../support/kms-rig.ts";
@@ -35,14 +35,14 @@ const kmsEnv = () => kmsSignerEnv(kms());
 
 const signRequests = () => kms().requests.filter((r) => r.target === "TrentService.Sign").length;
 
-type Rig = Readonly<{ service: TestService; ledger: EmbeddedLedger; feePayer: Address }>;
+type Rig = Readonly<{ service: TestService; ledger: LocalLedger; feePayer: Address }>;
 
 async function rig(env: Readonly<Record<string, string>> = {}): Promise<Rig> {
   const service = await startService({ ...kmsEnv(), ...env });
-  return { service, ledger: service.embeddedLedger as EmbeddedLedger, feePayer: service.feePayers.addresses[0] as Address };
+  return { service, ledger: service.embeddedLedger as LocalLedger, feePayer: service.feePayers.addresses[0] as Address };
 }
 
-async function lamportsOf(ledger: EmbeddedLedger, address: Address): Promise<bigint> {
+async function lamportsOf(ledger: LocalLedger, address: Address): Promise<bigint> {
   return (await ledger.getAccount(address))?.lamports ?? 0n;
 }
 

@@ -29,8 +29,8 @@ import { type Ledger, LedgerError } from "../../src/application/ports/ledger.ts"
 import { submitTransaction } from "../../src/application/settlement/submit-transaction.ts";
 import { USDC_DECIMALS } from "../../src/domain/networks.ts";
 import { settlementKeyOf } from "../../src/domain/payment/settlement-key.ts";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { fundWallets, USDC, type Wallets } from "../ledger/helpers.ts";
 import { startFaultRig } from "../settlement/support/fault-rig.ts";
@@ -85,21 +85,21 @@ async function refusalOf(promise: Promise<unknown>): Promise<LedgerError> {
   return error;
 }
 
-type Subject = Readonly<{ ledger: Ledger; dev: EmbeddedLedger; close(): Promise<void> }>;
+type Subject = Readonly<{ ledger: Ledger; dev: LocalLedger; close(): Promise<void> }>;
 
 const ADAPTERS: readonly (readonly [string, () => Subject])[] = [
   [
     "embedded litesvm ledger, called directly",
     () => {
-      const dev = createEmbeddedLedger();
+      const dev = createLocalLedger();
       return { ledger: dev, dev, close: async () => {} };
     },
   ],
   [
     "kit JSON-RPC adapter -> the embedded ledger's JSON-RPC server (Bun.serve, random port)",
     () => {
-      const dev = createEmbeddedLedger();
-      const server = serveLedgerRpc(dev, { port: 0 });
+      const dev = createLocalLedger();
+      const server = serveLocalLedgerRpc(dev, { port: 0 });
       return { ledger: createRpcLedger({ url: server.url }), dev, close: () => server.stop() };
     },
   ],
@@ -149,8 +149,8 @@ for (const [adapter, makeSubject] of ADAPTERS) {
 }
 
 describe("embedded ledger JSON-RPC: sendTransaction refusals carry data.err as a validator writes it (Bun.serve, fetch)", () => {
-  const dev = createEmbeddedLedger();
-  const server = serveLedgerRpc(dev, { port: 0 });
+  const dev = createLocalLedger();
+  const server = serveLocalLedgerRpc(dev, { port: 0 });
   afterAll(() => server.stop());
 
   async function send(wire: Uint8Array): Promise<{ code: number; message: string; data: { err: unknown; logs: string[] } }> {
@@ -193,7 +193,7 @@ type AttackPayment = Readonly<{ actors: Actors; body: Readonly<Record<string, un
  * token account exists), which fails in preflight all the same: its compute limit is enough for
  * the memo but not for the transfer. The memo comes first, so the failing simulation logs it.
  */
-async function attackPayment(ledger: EmbeddedLedger, feePayer: Address, amount = 1_500_000n): Promise<AttackPayment> {
+async function attackPayment(ledger: LocalLedger, feePayer: Address, amount = 1_500_000n): Promise<AttackPayment> {
   const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
   const actors: Actors = { payer, payTo, feePayer: payer };
   await ledger.setTokenAccount(payer.address, USDC, { amount });
@@ -211,7 +211,7 @@ async function attackPayment(ledger: EmbeddedLedger, feePayer: Address, amount =
 
 describe("SECURITY: /settle of a refused payment with an 'already processed' memo (buildService: embedded litesvm ledger, PGlite, app.handle)", () => {
   let service: TestService;
-  let ledger: EmbeddedLedger;
+  let ledger: LocalLedger;
   let feePayer: Address;
   beforeAll(async () => {
     service = await startService();

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Address, type Blockhash, type Instruction, generateKeyPairSigner } from "@solana/kit";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { settleBody, usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 import {
@@ -29,14 +29,14 @@ const FEE = (AMOUNT * BigInt(BPS)) / 10_000n; // 30,000
 const PAYEE = AMOUNT - FEE;
 
 let service: TestService;
-let ledger: EmbeddedLedger;
+let ledger: LocalLedger;
 let feePayer: Address;
 let treasury: Address;
 
 beforeAll(async () => {
   treasury = (await generateKeyPairSigner()).address;
   service = await startService({ PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: String(BPS) });
-  ledger = service.embeddedLedger as EmbeddedLedger;
+  ledger = service.embeddedLedger as LocalLedger;
   feePayer = service.feePayers.addresses[0] as Address;
   await ledger.setTokenAccount(treasury, USDC, { amount: 0n });
 }, 30_000);
@@ -127,7 +127,7 @@ describe("protocol-fee split not configured (the default)", () => {
   test("the x84 client's two transfers are refused: the spec allows exactly one", async () => {
     const plain = await startService();
     try {
-      const plainLedger = plain.embeddedLedger as EmbeddedLedger;
+      const plainLedger = plain.embeddedLedger as LocalLedger;
       const plainFeePayer = plain.feePayers.addresses[0] as Address;
       const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
       await plainLedger.setTokenAccount(payer.address, USDC, { amount: AMOUNT });

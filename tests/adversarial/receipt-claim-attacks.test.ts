@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { SOLANA_DEVNET, DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import {
   claimProof,
   createOtherMint,
@@ -28,11 +28,11 @@ const RESOURCE_URL = "https://agent.example/a2a";
 const RECEIPT_RESOURCE = "/a2a";
 
 let service: TestService;
-let ledger: EmbeddedLedger;
+let ledger: LocalLedger;
 
 beforeAll(async () => {
   service = await startService();
-  ledger = service.embeddedLedger as EmbeddedLedger;
+  ledger = service.embeddedLedger as LocalLedger;
 }, 30_000);
 
 afterAll(async () => {

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 
 let service: TestService;
-let ledger: EmbeddedLedger;
+let ledger: LocalLedger;
 let feePayer: Address;
 
 beforeAll(async () => {
   service = await startService();
-  ledger = service.embeddedLedger as EmbeddedLedger;
+  ledger = service.embeddedLedger as LocalLedger;
   feePayer = service.feePayers.addresses[0] as Address;
 }, 30_000);
 

@@ -7,14 +7,14 @@ import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { createOwnedAgents } from "../../src/application/auth/owned-agents.ts";
 import type { Ledger } from "../../src/application/ports/ledger.ts";
 import { silentLogger } from "../../src/application/ports/logger.ts";
-import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
 import { createManualClock } from "../registry/support/manual-clock.ts";
 import { PROGRAM_ID } from "../registry/support/registry-fixtures.ts";
 import { seedAgent } from "./support/sign-in-client.ts";
 
 function rig() {
-  const embedded = createEmbeddedLedger();
+  const embedded = createLocalLedger();
   const clock = createManualClock();
   const counts = { ownerReads: 0 };
   let failing = false;

@@ -13,7 +13,7 @@ import { createAuth } from "../../src/auth-composition.ts";
 import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../../src/domain/registry/categories.ts";
 import { createRegistryApp } from "../../src/http/registry-app.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
-import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
@@ -30,7 +30,7 @@ beforeAll(async () => {
   const parsed = parseAppConfig({ DATA_DIR: dataDir, AUTH_CHALLENGE_TTL_SECONDS: "300", AUTH_TOKEN_TTL_SECONDS: "600", AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: "1000" });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   store = await openStore({ inMemory: true });
-  const ledger = createEmbeddedLedger();
+  const ledger = createLocalLedger();
   const index = createAgentIndex({ ledger, clock, programId: PROGRAM_ID as Address, ttlMs: 30_000, logger: silentLogger });
   const auth = await createAuth(parsed.config, { executor: store.executor, index, counters: createSqlWindowCounters(store.executor, "auth-test"), clock, logger: silentLogger });
   const ok = async () => ({ status: "ok" as const });

@@ -6,7 +6,7 @@ import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from "@solana-program/t
 import type { Address } from "@solana/kit";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../src/domain/registry/pdas.ts";
 import { DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
-import { buildSampleRegistry } from "../../src/infrastructure/ledger/embedded/sample-agents/sample-agent-accounts.ts";
+import { buildSampleRegistry } from "../../src/infrastructure/registry/sample-agents/sample-agent-accounts.ts";
 import { BUN, ROOT, type RunningService, spawnService } from "../walkthrough/support/spawn-service.ts";
 
 /**

@@ -10,8 +10,8 @@ import { DEFAULT_CATEGORY_NAMES } from "../../src/domain/registry/categories.ts"
 import { decodeFeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID, findAgentPda, findFeedbackPda, findServicePda } from "../../src/domain/registry/pdas.ts";
 import { DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
-import { buildSampleRegistry, type SampleRegistry } from "../../src/infrastructure/ledger/embedded/sample-agents/sample-agent-accounts.ts";
-import { PAYABLE_SAMPLE_HOST } from "../../src/infrastructure/ledger/embedded/sample-agents/sample-agent-catalog.ts";
+import { buildSampleRegistry, type SampleRegistry } from "../../src/infrastructure/registry/sample-agents/sample-agent-accounts.ts";
+import { PAYABLE_SAMPLE_HOST } from "../../src/infrastructure/registry/sample-agents/sample-agent-catalog.ts";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
 import { BUN, ROOT } from "../walkthrough/support/spawn-service.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { DENO, ROOT, denoGate } from "./support/deno-gate.ts";
 
 const gate = denoGate("deno serve");
@@ -25,7 +25,7 @@ if (gate.failInCi) test("the deno binary must be installed in CI", () => expect(
 
 describe.if(gate.run)("Deno runtime (real deno binary from npm, Deno.serve, RPC ledger over the embedded ledger, PGlite)", () => {
   beforeAll(async () => {
-    rpc = serveLedgerRpc(createEmbeddedLedger(), { host: "127.0.0.1", port: 0 });
+    rpc = serveLocalLedgerRpc(createLocalLedger(), { host: "127.0.0.1", port: 0 });
     child = Bun.spawn([DENO, "run", "--quiet", "-A", "--node-modules-dir=manual", "tests/deno/deno-facilitator-server.ts", rpc.url], {
       cwd: ROOT,
       stdout: "pipe",

@@ -8,8 +8,8 @@ import { wrapFetchWithPayment, x402Client, x402HTTPClient } from "@x402/fetch";
 import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/client";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { settlementKeyOf } from "../../src/domain/payment/settlement-key.ts";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../../src/service.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../../src/service.ts";
 import { usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
 
@@ -56,7 +56,7 @@ type FacilitatorCall = Readonly<{ path: string; body: Record<string, unknown> }>
 
 type V1Stack = Readonly<{
   service: TestService;
-  ledger: EmbeddedLedger;
+  ledger: LocalLedger;
   rpcUrl: string;
   resourceUrl: string;
   merchant: Address;
@@ -75,7 +75,7 @@ async function startV1Stack(): Promise<V1Stack> {
   try {
     const ledger = service.embeddedLedger;
     if (!ledger) throw new Error("the v1 stack needs the embedded ledger");
-    const rpc = serveLedgerRpc(ledger, { port: 0 });
+    const rpc = serveLocalLedgerRpc(ledger, { port: 0 });
     stops.unshift(() => rpc.stop());
 
     const facilitatorCalls: FacilitatorCall[] = [];

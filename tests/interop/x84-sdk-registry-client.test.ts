@@ -20,7 +20,7 @@ import { categoryHash } from "../../src/domain/registry/categories.ts";
 import { encodeFeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
 import { findAgentPda, findFeedbackPda, findServicePda } from "../../src/domain/registry/pdas.ts";
 import type { AgentDetailView, AgentListView, CategoryView, FeedbackView, ServiceView } from "../../src/http/registry/registry-models.ts";
-import { createLedgerRpcHandler } from "../../src/infrastructure/ledger/embedded/json-rpc-handler.ts";
+import { createLedgerRpcHandler } from "@x84/embedded-ledger";
 import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, PROGRAM_ID, testAddress } from "../registry/support/registry-fixtures.ts";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
 import type * as Sdk from "./x84-sdk-types.ts";

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { generateKeyPairSigner, getBase58Decoder, type Signature } from "@solana/kit";
 import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { LedgerError, type Ledger } from "../../src/application/ports/ledger.ts";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { fundWallets, malformedVariants, transferWire, USDC } from "./helpers.ts";
 
 export type ContractSubject = Readonly<{
   /** The adapter under test. */
   ledger: Ledger;
   /** The embedded ledger behind it, for funding and for checking state independently. */
-  dev: EmbeddedLedger;
+  dev: LocalLedger;
   close(): Promise<void>;
 }>;
 
@@ -23,7 +23,7 @@ async function rejectionOf(promise: Promise<unknown>): Promise<LedgerError> {
   throw new Error("expected a LedgerError, but the call succeeded");
 }
 
-function tokenAmount(dev: EmbeddedLedger, account: Parameters<EmbeddedLedger["getTokenAccountBalance"]>[0]): bigint | undefined {
+function tokenAmount(dev: LocalLedger, account: Parameters<LocalLedger["getTokenAccountBalance"]>[0]): bigint | undefined {
   return dev.getTokenAccountBalance(account)?.amount;
 }
 

@@ -5,15 +5,15 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { address } from "@solana/kit";
 import { LedgerError, type Ledger } from "../../src/application/ports/ledger.ts";
 import type { LogFields, Logger } from "../../src/application/ports/logger.ts";
-import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { redactUrl } from "../../src/infrastructure/logging/redact.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { describeLedgerContract } from "./ledger-contract.ts";
 
 describeLedgerContract("kit RPC adapter -> embedded JSON-RPC server (Bun.serve, random port)", async () => {
-  const dev = createEmbeddedLedger();
-  const server = serveLedgerRpc(dev, { host: "127.0.0.1", port: 0 });
+  const dev = createLocalLedger();
+  const server = serveLocalLedgerRpc(dev, { host: "127.0.0.1", port: 0 });
   return { ledger: createRpcLedger({ url: server.url }), dev, close: () => server.stop() };
 });
 

@@ -11,19 +11,19 @@ import { findAgentPda, findDelegationPda, findReceiptPda } from "../../src/domai
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
 import { encodePaymentReceipt } from "../../src/domain/modes/payment-receipt.ts";
 import { USDC_DECIMALS } from "../../src/domain/networks.ts";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { AGENT_MINT, NOW_MS, NOW_S, PAYMENT_ID, PAYMENT_ID_HEX, PROGRAM_ID, USDC, delegation, hex, modeRequest, receipt } from "./support/mode-fixtures.ts";
 import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "./support/receipt-payments.ts";
 
 const clock = { now: () => NOW_MS };
 
-function depsFor(ledger: EmbeddedLedger, feePayer: Address): ModeCheckDeps {
+function depsFor(ledger: LocalLedger, feePayer: Address): ModeCheckDeps {
   return { ledger, clock, programId: PROGRAM_ID, feePayers: [feePayer] };
 }
 
 describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL Token transfers, seeded PaymentReceipt)", () => {
   test("the payer's two-transfer payment (net to payTo, fee to the treasury) with its receipt and claim proof verifies", async () => {
-    const ledger = createEmbeddedLedger({ clock });
+    const ledger = createLocalLedger({ clock });
     const [payer, payTo, treasury] = await Promise.all([newWallet(), newWallet(), newWallet()]);
     await fundReceiptParties(ledger, payer.address, [payTo.address, treasury.address]);
     const paid = await payWithReceipt(ledger, { payer, payTo: payTo.address, treasury: treasury.address, amount: 1_000_000n, feeAmount: 25_000n, mode: "attestation" });
@@ -47,7 +47,7 @@ describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL
   });
 
   test("a receipt naming a real transfer that paid less, or a signature the ledger never saw, is refused", async () => {
-    const ledger = createEmbeddedLedger({ clock });
+    const ledger = createLocalLedger({ clock });
     const [payer, payTo, treasury] = await Promise.all([newWallet(), newWallet(), newWallet()]);
     await fundReceiptParties(ledger, payer.address, [payTo.address, treasury.address]);
     const short = await payWithReceipt(ledger, {
@@ -79,7 +79,7 @@ describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL
 
 describe("delegated mode on the embedded ledger (litesvm, real SPL Token delegate authority)", () => {
   test("server-side proof verifies, buildDelegatedTransfer moves tokens as SPL delegate, and an exhausted allowance fails on chain", async () => {
-    const ledger = createEmbeddedLedger({ clock });
+    const ledger = createLocalLedger({ clock });
     const [payer, payee, facilitator] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
     await ledger.airdrop(facilitator.address, 1_000_000_000n);
     const source = await ledger.setTokenAccount(payer.address, USDC, { amount: 10_000_000n, delegate: facilitator.address, delegatedAmount: 2_000_000n });
@@ -135,7 +135,7 @@ describe("delegated mode on the embedded ledger (litesvm, real SPL Token delegat
 
 describe("client-side delegated mode on the embedded ledger (seeded Delegation and AgentIdentity accounts)", () => {
   test("a program-owned Delegation, its delegate's proof and the SPL allowance verify; clearing the SPL allowance refuses", async () => {
-    const ledger = createEmbeddedLedger({ clock });
+    const ledger = createLocalLedger({ clock });
     const [payer, payee, facilitator, operator] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
     const value = delegation({ delegator: payer.address, delegate: operator.address, ownerVersion: 5n });
     const [delegationPda] = await findDelegationPda(PROGRAM_ID, payer.address, operator.address, value.delegationId);

@@ -28,7 +28,7 @@ import {
   SYSTEM_PROGRAM,
   decodeRegisterAgentData,
 } from "../../src/domain/registry/register-agent.ts";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
 
 const PROGRAM_ID = "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" as Address;
@@ -53,7 +53,7 @@ async function register(service: TestService, body: unknown, headers: Record<str
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function configOf(ledger: EmbeddedLedger) {
+async function configOf(ledger: LocalLedger) {
   const [address] = await findConfigPda(PROGRAM_ID);
   const decoded = decodeProtocolConfig((await ledger.getAccount(address))?.data ?? new Uint8Array());
   if (!decoded.ok) throw new Error("no ProtocolConfig");
@@ -62,11 +62,11 @@ async function configOf(ledger: EmbeddedLedger) {
 
 describe("POST /agents/register (embedded ledger, development config authority, PGlite)", () => {
   let service: TestService;
-  let ledger: EmbeddedLedger;
+  let ledger: LocalLedger;
   const asked: string[] = [];
   beforeAll(async () => {
     service = await startService({ REGISTER_RATE_LIMIT_PER_MINUTE: "1000" }, { metadataFetcher: documentFetcher(asked) });
-    ledger = service.embeddedLedger as EmbeddedLedger;
+    ledger = service.embeddedLedger as LocalLedger;
   }, 30_000);
   afterAll(() => service.dispose());
 
@@ -207,7 +207,7 @@ describe("POST /agents/register (embedded ledger, development config authority, 
     const { address, config } = await configOf(ledger);
     const other = await startService({ REGISTRY_CACHE_TTL_SECONDS: "0" }, { metadataFetcher: documentFetcher() });
     try {
-      const otherLedger = other.embeddedLedger as EmbeddedLedger;
+      const otherLedger = other.embeddedLedger as LocalLedger;
       const { config: otherConfig } = await configOf(otherLedger);
       otherLedger.setAccount(address, { data: encodeProtocolConfig({ ...otherConfig, pauseIdentity: true }) });
       expect(await register(other, body)).toMatchObject({ status: 503, body: { message: expect.stringContaining("paused") } });

@@ -9,9 +9,10 @@ import { encodeFeedbackEntry, type FeedbackEntry } from "../../src/domain/regist
 import { findAgentPda, findFeedbackPda, findServicePda } from "../../src/domain/registry/pdas.ts";
 import { errorLayer } from "../../src/http/error-layer.ts";
 import { registryRoutes } from "../../src/http/registry/registry-routes.ts";
-import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { createLedgerRpcHandler } from "../../src/infrastructure/ledger/embedded/json-rpc-handler.ts";
-import { serveLedgerRpc, type LedgerRpcServer } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { createLedgerRpcHandler } from "@x84/embedded-ledger";
+import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { type LedgerRpcServer } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
 import { createRpcProgramAccountReader } from "../../src/infrastructure/registry/rpc-program-account-reader.ts";
@@ -27,7 +28,7 @@ import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, PROGRAM_
 const AGENT_COUNT = 36;
 const AGENT_SPACE = 8 + 32 + 32 + 8 + 32 + (4 + 200) + 32 + (4 + 5 * 32) + 1 + 8 * 8 + 1;
 
-const ledger = createEmbeddedLedger();
+const ledger = createLocalLedger();
 const rpc = createLedgerRpcHandler(ledger);
 let rpcId = 0;
 
@@ -185,7 +186,7 @@ describe("registry read API on the embedded ledger (litesvm), seeded via surfnet
 describe("agent index over JSON-RPC (rpc-ledger -> embedded ledger served on a random port)", () => {
   let server: LedgerRpcServer;
   beforeAll(() => {
-    server = serveLedgerRpc(ledger, { port: 0 });
+    server = serveLocalLedgerRpc(ledger, { port: 0 });
   });
   afterAll(async () => {
     await server.stop();

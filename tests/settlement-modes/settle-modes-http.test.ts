@@ -10,7 +10,7 @@ import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type Service, buildService } from "../../src/service.ts";
 import { AGENT_MINT, PROGRAM_ID, delegation } from "../modes/support/mode-fixtures.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
@@ -24,7 +24,7 @@ import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "../mo
 const USDC = DEVNET_USDC_MINT as Address;
 const dataDir = mkdtempSync(join(tmpdir(), "modes-http-"));
 let service: Service;
-let ledger: EmbeddedLedger;
+let ledger: LocalLedger;
 let feePayer: Address;
 
 async function newKey(): Promise<{ secret: Uint8Array; signer: KeyPairSigner }> {
@@ -79,7 +79,7 @@ beforeAll(async () => {
   const parsed = parseAppConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   service = await buildService(parsed.config, {}, silentLogger);
-  ledger = service.embeddedLedger as EmbeddedLedger;
+  ledger = service.embeddedLedger as LocalLedger;
   feePayer = service.feePayers.addresses[0] as Address;
 }, 30_000);
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import type { SettlementRecord } from "../../src/application/ports/settlement-store.ts";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type RunningService, spawnService } from "../walkthrough/support/spawn-service.ts";
 import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "./support/ledger-proxy.ts";
@@ -30,7 +30,7 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, b
   "crash between submission and persistence (real child process `bun src/main.ts`, SIGKILL, real PostgreSQL, embedded ledger behind a proxy)",
   () => {
     let database: TestDatabase;
-    let ledger: EmbeddedLedger;
+    let ledger: LocalLedger;
     let proxy: LedgerProxy;
     let store: OpenedStore;
     let child: RunningService | null = null;
@@ -38,7 +38,7 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, b
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      ledger = createEmbeddedLedger();
+      ledger = createLocalLedger();
       proxy = startLedgerProxy(ledger);
       store = await openStore({ databaseUrl: database.url, maxConnections: 2 });
     }, 30_000);

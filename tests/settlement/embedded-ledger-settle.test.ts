@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { DEFAULT_AMOUNT, LAMPORTS_PER_SIGNATURE, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
 import { type TestService, extensionsOf, postJson, startService } from "./support/service-harness.ts";
 
 let service: TestService;
-let ledger: EmbeddedLedger;
+let ledger: LocalLedger;
 let feePayer: Address;
 
 beforeAll(async () => {
@@ -58,7 +58,7 @@ describe("settle end to end (buildService: embedded litesvm ledger with real SPL
     expect(before.feePayerSol - after.feePayerSol).toBe(2n * LAMPORTS_PER_SIGNATURE);
     expect(after.payerSol).toBe(before.payerSol);
 
-    const landed = ledger.getTransaction(signature as Parameters<EmbeddedLedger["getTransaction"]>[0]);
+    const landed = ledger.getTransaction(signature as Parameters<LocalLedger["getTransaction"]>[0]);
     expect(landed).not.toBeNull();
     expect(landed?.err).toBeNull();
     const record = await service.store.settlements.get(settlementKeyOfPayment(payment));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { startFaultRig } from "./support/fault-rig.ts";
 import { type LedgerProxy, startLedgerProxy } from "./support/ledger-proxy.ts";
@@ -17,13 +17,13 @@ const CONCURRENT = 50;
   "50 concurrent settles of one payment across two service instances (real PostgreSQL, one embedded ledger over JSON-RPC behind a counting proxy)",
   () => {
     let database: TestDatabase;
-    let ledger: EmbeddedLedger;
+    let ledger: LocalLedger;
     let proxy: LedgerProxy;
     let replicas: TestService[] = [];
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      ledger = createEmbeddedLedger();
+      ledger = createLocalLedger();
       proxy = startLedgerProxy(ledger);
       const key = await newFeePayerKey();
       await ledger.airdrop(key.address, 10_000_000_000n);

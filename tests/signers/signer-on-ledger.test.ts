@@ -15,7 +15,7 @@ import {
 import { getTransferCheckedInstruction } from "@solana-program/token";
 import type { Signer } from "../../src/application/ports/signer.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../src/domain/networks.ts";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createSigner, createLocalSigner, parseSignerConfigs, toKitPartialSigner } from "../../src/infrastructure/signers/index.ts";
 import { type FakeKms, startFakeKms } from "../support/fake-kms-server.ts";
 import { fakeKmsCredentials, kmsSignerEnv } from "../support/kms-rig.ts";
@@ -30,7 +30,7 @@ const { module: softHsmModule, ...softHsm } = softHsmGate("tests/signers", "PKCS
  * adapter under test is the fee payer and signs through toKitPartialSigner, and the
  * embedded ledger (real SPL Token in litesvm) executes it.
  */
-async function settleThrough(ledger: EmbeddedLedger, feePayer: Signer): Promise<void> {
+async function settleThrough(ledger: LocalLedger, feePayer: Signer): Promise<void> {
   const payer = await generateKeyPairSigner();
   const recipient = await generateKeyPairSigner();
   await ledger.airdrop(feePayer.address, 1_000_000_000n);
@@ -76,13 +76,13 @@ async function settleThrough(ledger: EmbeddedLedger, feePayer: Signer): Promise<
 }
 
 describe("a settlement signed by each adapter confirms on the embedded ledger (real litesvm SPL Token)", () => {
-  let ledger: EmbeddedLedger;
+  let ledger: LocalLedger;
   let kms: FakeKms;
   let token: SoftHsmToken | null = null;
   const opened: Signer[] = [];
 
   beforeAll(async () => {
-    ledger = createEmbeddedLedger();
+    ledger = createLocalLedger();
     kms = await startFakeKms();
     if (softHsmModule !== null) {
       token = createSoftHsmToken(softHsmModule, {

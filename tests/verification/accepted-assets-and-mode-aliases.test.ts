@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { normalisePaymentRequest } from "../../src/http/facilitator/payment-request.ts";
-import type { EmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { fundedPayment, settleBody, usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 import { ataOf, buildTransaction, requirementsFor, standardInstructions } from "./support/payment-builder.ts";
@@ -17,11 +17,11 @@ const X84_DEVNET_USDC = "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr" as Addres
 
 describe("USDC_MINT lists the accepted assets (whole service, embedded ledger)", () => {
   let service: TestService;
-  let ledger: EmbeddedLedger;
+  let ledger: LocalLedger;
   let feePayer: Address;
   beforeAll(async () => {
     service = await startService({ USDC_MINT: `${DEVNET_USDC_MINT}, ${X84_DEVNET_USDC}` });
-    ledger = service.embeddedLedger as EmbeddedLedger;
+    ledger = service.embeddedLedger as LocalLedger;
     feePayer = service.feePayers.addresses[0] as Address;
   }, 30_000);
   afterAll(() => service.dispose());
@@ -57,7 +57,7 @@ describe("USDC_MINT lists the accepted assets (whole service, embedded ledger)",
   });
 });
 
-async function balanceOf(ledger: EmbeddedLedger, owner: Address, mint: Address): Promise<bigint> {
+async function balanceOf(ledger: LocalLedger, owner: Address, mint: Address): Promise<bigint> {
   return ledger.getTokenAccountBalance(await ataOf(owner, mint))?.amount ?? 0n;
 }
 

@@ -10,8 +10,8 @@ import type { PaymentRequest } from "../../src/domain/payment/payment-request.ts
 import { DEFAULT_VERIFICATION_POLICY } from "../../src/domain/verification/verification-policy.ts";
 import { errorLayer } from "../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
-import { createEmbeddedLedger } from "../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { serveLedgerRpc } from "../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createVerificationCaches } from "../../src/application/verification-caches.ts";
 
 /**
@@ -20,8 +20,8 @@ import { createVerificationCaches } from "../../src/application/verification-cac
  * with simulation on against the same ledger.
  */
 describe("interop: @x402/svm client payments verified against the embedded ledger (litesvm)", async () => {
-  const ledger = createEmbeddedLedger();
-  const rpc = serveLedgerRpc(ledger, { port: 0 });
+  const ledger = createLocalLedger();
+  const rpc = serveLocalLedgerRpc(ledger, { port: 0 });
   afterAll(() => rpc.stop());
 
   const [feePayer, payer, payTo, broke] = await Promise.all([

@@ -12,7 +12,7 @@ import {
   type Transaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { MEMO_PROGRAM } from "../../domain/transaction/programs.ts";
+import { MEMO_PROGRAM } from "@x84/solana-wire";
 
 export type DelegatedTransferInput = Readonly<{
   /** Owner of the source token account (the payer's associated token account for `asset`). */

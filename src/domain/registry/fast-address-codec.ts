@@ -1,5 +1,5 @@
 import { combineCodec, createDecoder, getAddressEncoder, type Address, type FixedSizeCodec, type FixedSizeDecoder } from "@solana/kit";
-import { base58Text } from "../codecs/fast-base58.ts";
+import { base58Text } from "@x84/solana-wire";
 
 const ADDRESS_SIZE = 32;
 

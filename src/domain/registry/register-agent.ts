@@ -1,7 +1,7 @@
 import { AccountRole, type Address, type Instruction, type ReadonlyUint8Array } from "@solana/kit";
 import { anchorInstruction, type LayoutValue } from "./anchor-layout.ts";
 import { bytes32, pubkey, string, vec } from "./borsh-codecs.ts";
-import { SYSTEM_PROGRAM } from "../transaction/programs.ts";
+import { SYSTEM_PROGRAM } from "@x84/solana-wire";
 
 /** The instruction's arguments, in IDL order. */
 const registerAgent = anchorInstruction("register_agent", {

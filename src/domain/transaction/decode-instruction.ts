@@ -5,7 +5,7 @@ import {
   SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR,
 } from "@solana-program/compute-budget";
 import { TOKEN_PROGRAM_ADDRESS, TRANSFER_CHECKED_DISCRIMINATOR } from "@solana-program/token";
-import { isMemoProgram } from "./programs.ts";
+import { isMemoProgram } from "@x84/solana-wire";
 import type { InstructionMeaning } from "./transaction-view.ts";
 
 /** Gives one instruction its meaning from the program id, the accounts and the data bytes. */

@@ -11,7 +11,7 @@ import { reject, type Rejection } from "../verification/rejection.ts";
 import { createAddressCache } from "./address-cache.ts";
 import { decodeInstructionMeaning } from "./decode-instruction.ts";
 import type { InspectedInstruction, SignatureSlot, TransactionView } from "./transaction-view.ts";
-import { parseWireTransaction, type RawTransaction } from "./wire-format.ts";
+import { parseWireTransaction, type RawTransaction } from "@x84/solana-wire";
 
 export type InspectionResult = Readonly<{ ok: true; view: TransactionView }> | Readonly<{ ok: false; rejection: Rejection }>;
 

@@ -1,6 +1,6 @@
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "@solana-program/compute-budget";
 import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { isMemoProgram } from "../transaction/programs.ts";
+import { isMemoProgram } from "@x84/solana-wire";
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
 import { reject, type Rejection } from "./rejection.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";

@@ -1,6 +1,6 @@
 /**
  * Example values of the registry's OpenAPI document: the payable sample agent the embedded ledger
- * seeds at every boot (src/infrastructure/ledger/embedded/sample-agents), as the API answers for it,
+ * seeds at every boot (src/infrastructure/registry/sample-agents), as the API answers for it,
  * so each example can be sent to a fresh `npm start` and gets these very answers.
  */
 export const EXAMPLE_MINT = "7ChibyJdgvp2tmi9x714D3gPPU3LpotuaJqYSvgn2AYY";

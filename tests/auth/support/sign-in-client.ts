@@ -3,7 +3,7 @@
  * and signs challenges with real ed25519 keys from @solana/kit.
  */
 import { type Address, type KeyPairSigner, generateKeyPairSigner, getBase58Decoder, getBase64Decoder, signBytes } from "@solana/kit";
-import type { EmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
 import { encodeAgentIdentity } from "../../../src/domain/registry/agent-identity.ts";
 import { findAgentPda } from "../../../src/domain/registry/pdas.ts";
 import { PROGRAM_ID, agentIdentity, padded } from "../../registry/support/registry-fixtures.ts";
@@ -55,7 +55,7 @@ export async function accessTokenFor(app: Handles, signer: KeyPairSigner): Promi
 }
 
 /** An AgentIdentity account owned by `owner`, written into the embedded ledger; returns its nftMint. */
-export async function seedAgent(ledger: EmbeddedLedger, n: number, owner: Address): Promise<string> {
+export async function seedAgent(ledger: LocalLedger, n: number, owner: Address): Promise<string> {
   const identity = agentIdentity(n, { owner });
   const [pda] = await findAgentPda(PROGRAM_ID, identity.nftMint);
   ledger.setAccount(pda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: padded(encodeAgentIdentity(identity), 700) });

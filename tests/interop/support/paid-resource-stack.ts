@@ -20,8 +20,9 @@ import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import express from "express";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
-import type { EmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { type LedgerRpcServer, serveLedgerRpc } from "../../../src/infrastructure/ledger/embedded/json-rpc-server.ts";
+import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
+import { serveLocalLedgerRpc } from "../../../src/infrastructure/ledger/local-ledger.ts";
+import { type LedgerRpcServer } from "@x84/embedded-ledger";
 import { type TestService, startService } from "../../settlement/support/service-harness.ts";
 import { usdcOf } from "../../settlement/support/payments.ts";
 
@@ -32,7 +33,7 @@ export const WEATHER = { city: "Lisbon", forecast: "sunny", celsius: 21 } as con
 
 export type Stack = Readonly<{
   service: TestService;
-  ledger: EmbeddedLedger;
+  ledger: LocalLedger;
   rpcUrl: string;
   facilitatorUrl: string;
   resourceUrl: string;
@@ -53,7 +54,7 @@ export async function startStack(env: Readonly<Record<string, string>> = {}): Pr
   if (!ledger) throw new Error("the stack needs the embedded ledger");
   const stops: (() => Promise<void> | void)[] = [() => service.dispose()];
   try {
-    const rpc: LedgerRpcServer = serveLedgerRpc(ledger, { port: 0 });
+    const rpc: LedgerRpcServer = serveLocalLedgerRpc(ledger, { port: 0 });
     stops.unshift(() => rpc.stop());
     const facilitator = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: service.facilitatorApp.fetch });
     stops.unshift(() => facilitator.stop(true));

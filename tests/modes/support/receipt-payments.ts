@@ -26,8 +26,8 @@ import { findReceiptPda } from "../../../src/domain/modes/mode-pdas.ts";
 import { encodePaymentReceipt, type PaymentReceipt } from "../../../src/domain/modes/payment-receipt.ts";
 import { receiptClaimMessage } from "../../../src/domain/modes/receipt-claim-proof.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../../src/domain/networks.ts";
-import type { EmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { encodeMint } from "../../../src/infrastructure/ledger/embedded/token-state.ts";
+import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
+import { encodeMint } from "@x84/embedded-ledger";
 import { PROGRAM_ID, receipt } from "./mode-fixtures.ts";
 
 const USDC = DEVNET_USDC_MINT as Address;
@@ -53,7 +53,7 @@ async function ata(owner: Address, mint: Address): Promise<Address> {
 }
 
 /** A second SPL mint (6 decimals) at a fresh address, for "paid in another token". */
-export async function createOtherMint(ledger: EmbeddedLedger): Promise<Address> {
+export async function createOtherMint(ledger: LocalLedger): Promise<Address> {
   const mint = (await newWallet()).address;
   ledger.setAccount(mint, { lamports: ledger.getMinimumBalanceForRentExemption(82n), data: encodeMint(USDC_DECIMALS, 0n), owner: TOKEN_PROGRAM_ADDRESS });
   return mint;
@@ -67,7 +67,7 @@ export type Movement = Readonly<{ to: Address; amount: bigint; mint?: Address }>
  * `landFailed`: skip preflight, so a transaction whose instruction fails still lands (as a
  * failed transaction, with its fee charged), as on a real cluster.
  */
-export async function sendTransfers(ledger: EmbeddedLedger, payer: KeyPairSigner, movements: readonly Movement[], landFailed = false): Promise<Signature> {
+export async function sendTransfers(ledger: LocalLedger, payer: KeyPairSigner, movements: readonly Movement[], landFailed = false): Promise<Signature> {
   const latest = await ledger.getLatestBlockhash();
   const instructions = await Promise.all(
     movements.map(async ({ to, amount, mint = USDC }) =>
@@ -107,14 +107,14 @@ export type ReceiptPaymentSpec = Readonly<{
 export type ReceiptPayment = Readonly<{ paymentIdHex: string; receiptPda: Address; txSignature: Signature; receipt: PaymentReceipt }>;
 
 /** Funds the payer (SOL for fees, `balance` USDC) and opens payTo's and the treasury's USDC accounts. */
-export async function fundReceiptParties(ledger: EmbeddedLedger, payer: Address, others: readonly Address[], balance = 10_000_000n): Promise<void> {
+export async function fundReceiptParties(ledger: LocalLedger, payer: Address, others: readonly Address[], balance = 10_000_000n): Promise<void> {
   await ledger.airdrop(payer, 1_000_000_000n);
   await ledger.setTokenAccount(payer, USDC, { amount: balance });
   for (const owner of others) await ledger.setTokenAccount(owner, USDC, { amount: 0n });
 }
 
 /** The payment transaction, then the PaymentReceipt naming it at the PDA of a fresh paymentId. */
-export async function payWithReceipt(ledger: EmbeddedLedger, spec: ReceiptPaymentSpec): Promise<ReceiptPayment> {
+export async function payWithReceipt(ledger: LocalLedger, spec: ReceiptPaymentSpec): Promise<ReceiptPayment> {
   const movements = spec.movements ?? [
     { to: spec.payTo, amount: spec.amount - spec.feeAmount },
     { to: spec.treasury, amount: spec.feeAmount },

@@ -17,7 +17,7 @@ import type { VerifyPaymentDeps } from "../../../src/application/verify-payment.
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../../../src/http/facilitator-app.ts";
-import { createEmbeddedLedger, type EmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger, type LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../../../src/infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "../../../src/infrastructure/store/index.ts";
@@ -35,7 +35,7 @@ export function manualClock(start = Date.now()): ManualClock {
 export type FaultRig = Readonly<{
   clock: ManualClock;
   /** The ledger itself, for funding and balances. */
-  ledger: EmbeddedLedger;
+  ledger: LocalLedger;
   proxy: LedgerProxy;
   /** The service's view of the ledger: the real JSON-RPC adapter through the proxy. */
   rpcLedger: Ledger;
@@ -65,7 +65,7 @@ export type FaultRigOptions = Readonly<{
 
 export async function startFaultRig(options: FaultRigOptions = {}): Promise<FaultRig> {
   const clock = manualClock();
-  const ledger = createEmbeddedLedger({ clock });
+  const ledger = createLocalLedger({ clock });
   const proxy = startLedgerProxy(ledger);
   const rpcLedger = createRpcLedger({ url: proxy.url, timeoutMs: options.rpcTimeoutMs ?? RIG_RPC_TIMEOUT_MS });
   const store = options.store ?? (await openStore({ inMemory: true }));

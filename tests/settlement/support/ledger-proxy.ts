@@ -5,8 +5,8 @@
  * it fronts is the test's own object, so balances can be read directly.
  */
 import { getBase58Decoder } from "@solana/kit";
-import type { EmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
-import { createLedgerRpcHandler } from "../../../src/infrastructure/ledger/embedded/json-rpc-handler.ts";
+import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
+import { createLedgerRpcHandler } from "@x84/embedded-ledger";
 
 export type RpcCall = Readonly<{ method: string; params: readonly unknown[]; id: unknown }>;
 
@@ -33,7 +33,7 @@ export type LedgerProxy = Readonly<{
 
 const passThrough: FaultRule = (_call, forward) => forward();
 
-export function startLedgerProxy(ledger: EmbeddedLedger, options: Readonly<{ rule?: FaultRule }> = {}): LedgerProxy {
+export function startLedgerProxy(ledger: LocalLedger, options: Readonly<{ rule?: FaultRule }> = {}): LedgerProxy {
   const handler = createLedgerRpcHandler(ledger);
   const received = new Map<string, number>();
   const forwarded = new Map<string, number>();

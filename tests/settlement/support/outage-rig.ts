@@ -7,7 +7,7 @@
  */
 import { expect } from "bun:test";
 import type { Address } from "@solana/kit";
-import { createEmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import { createLocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
 import { startLedgerProxy } from "./ledger-proxy.ts";
 import { DEFAULT_AMOUNT, type Payment, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./payments.ts";
 import { type JsonReply, postJson, startService } from "./service-harness.ts";
@@ -41,7 +41,7 @@ const TRUE_FAILURES: readonly string[] = [
 ];
 
 export async function runOutage(databaseUrl: string, count: number, inFlight: number, fault: Fault): Promise<OutageFigures> {
-  const ledger = createEmbeddedLedger();
+  const ledger = createLocalLedger();
   const proxy = startLedgerProxy(ledger);
   const key = await newFeePayerKey();
   await ledger.airdrop(key.address, 100_000_000_000n);

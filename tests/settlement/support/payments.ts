@@ -6,7 +6,7 @@
 import * as ed from "@noble/ed25519";
 import { type Address, type Blockhash, generateKeyPairSigner, getBase58Decoder, getBase64Encoder, getTransactionDecoder } from "@solana/kit";
 import { settlementKeyOf } from "../../../src/domain/payment/settlement-key.ts";
-import type { EmbeddedLedger } from "../../../src/infrastructure/ledger/embedded/embedded-ledger.ts";
+import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
 import {
   type Actors,
   ataOf,
@@ -84,7 +84,7 @@ export function settleBody(transaction: string, requirements: PaymentRequirement
 }
 
 /** USDC base units in `owner`'s associated token account (0 when it does not exist). */
-export async function usdcOf(ledger: EmbeddedLedger, owner: Address): Promise<bigint> {
+export async function usdcOf(ledger: LocalLedger, owner: Address): Promise<bigint> {
   return ledger.getTokenAccountBalance(await ataOf(owner))?.amount ?? 0n;
 }
 

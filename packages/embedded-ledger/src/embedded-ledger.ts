@@ -1,0 +1,312 @@
+import { readFileSync } from "node:fs";
+import { lamports as toLamports, type Address, type KeyPairSigner, type Signature } from "@solana/kit";
+import { findAssociatedTokenPda, getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { Clock as SysvarClock, LiteSVM } from "litesvm";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base58Text, SYSTEM_PROGRAM } from "@x84/solana-wire";
+import { readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
+import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
+import { rawLiteSvm } from "./litesvm-raw.ts";
+import { systemClock, silentLogger, type AccountSnapshot, type Clock, type Logger, type ProgramAccountFilter, type SignatureStatus } from "./ports.ts";
+import { createProgramAccountMirror } from "./program-account-mirror.ts";
+import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
+import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
+import { renderTransactionError } from "./transaction-error.ts";
+import {
+  createTransactionExecutor,
+  type Refusal,
+  type SimulateOptions,
+  type SimulateResult,
+  type SubmitOptions,
+  type SubmitResult,
+  type TransactionOutcome,
+  type TransactionRecord,
+} from "./transaction-executor.ts";
+
+/** A transaction stays "confirmed" until this many slots pass, then reads "finalized" (as on mainnet). */
+const FINALITY_SLOTS = 32n;
+const FAUCET_RESERVE = 1n << 62n;
+
+export type AccountUpdate = Readonly<{
+  lamports?: bigint;
+  data?: Uint8Array;
+  owner?: Address;
+  executable?: boolean;
+  rentEpoch?: bigint;
+}>;
+
+export type EmbeddedAccount = AccountSnapshot & Readonly<{ rentEpoch: bigint }>;
+
+export type StatusDetail = SignatureStatus & Readonly<{ confirmations: bigint | null; errJson: TransactionRecord["err"] }>;
+
+export type EpochInfo = Readonly<{
+  absoluteSlot: bigint;
+  blockHeight: bigint;
+  epoch: bigint;
+  slotIndex: bigint;
+  slotsInEpoch: bigint;
+  transactionCount: bigint;
+}>;
+
+/**
+ * A single-node Solana ledger: reads, RPC-level submit/simulate with the JSON-RPC's refusals,
+ * signature statuses and history, cheat codes (Surfpool semantics) and airdrops. Everything the
+ * JSON-RPC server answers is read through this; a host adapts it to its own ledger interface.
+ */
+export type EmbeddedLedger = Readonly<{
+  airdrop(address: Address, lamports: bigint): Promise<Signature>;
+  requestAirdrop(address: Address, lamports: bigint): Promise<Signature>;
+  setAccount(address: Address, update: AccountUpdate): void;
+  /** Creates or updates `owner`'s associated token account for `mint`; returns its address. */
+  setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram?: Address): Promise<Address>;
+  getTransaction(signature: Signature): TransactionRecord | null;
+  getBalance(address: Address): bigint;
+  getTokenAccountBalance(address: Address): TokenBalance | null;
+  getSlot(): bigint;
+  getMinimumBalanceForRentExemption(size: bigint): bigint;
+  /** The account as it stands, or null. */
+  readAccount(address: Address): AccountSnapshot | null;
+  /** The same with its rent epoch, as getAccountInfo answers it. */
+  readAccountDetail(address: Address): EmbeddedAccount | null;
+  /** Program-owned accounts matching every filter, answered from a JS-side copy (program-account-mirror.ts). */
+  getProgramAccounts(program: Address, filters?: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
+  latestBlockhash(): SlotBlockhash;
+  isBlockhashValidNow(blockhash: string): boolean;
+  submit(wire: Uint8Array, options?: SubmitOptions): SubmitResult;
+  simulate(wire: Uint8Array, options?: SimulateOptions): SimulateResult;
+  /** One small object per signature, null when the ledger has no record of it. */
+  signatureStatuses(signatures: readonly Signature[]): (SignatureStatus | null)[];
+  /** Statuses with confirmations and the error as JSON, as getSignatureStatuses answers them. */
+  statuses(signatures: readonly Signature[]): readonly (StatusDetail | null)[];
+  epochInfo(): EpochInfo;
+  genesisHash(): string;
+}>;
+
+export type EmbeddedLedgerOptions = Readonly<{
+  clock?: Clock;
+  logger?: Logger;
+  /** Seed for blockhashes and the faucet key; random per instance by default. */
+  seed?: Uint8Array;
+  /** Signatures kept for getSignatureStatuses/getTransaction (oldest dropped first). */
+  historyCapacity?: number;
+  /** Program binaries to deploy at boot (LEDGER_PROGRAMS), e.g. the x84 registry and Metaplex Core. */
+  programs?: readonly LedgerProgram[];
+  /** Token mints that exist from boot, at their real addresses (e.g. devnet USDC). */
+  mints?: readonly MintAtBoot[];
+  /** What getGenesisHash answers (a real cluster's, so clients resolve that network); derived from the seed by default. */
+  genesisHash?: string;
+}>;
+
+export type MintAtBoot = Readonly<{ address: Address; decimals: number }>;
+
+/** The ledger's refusal of a transaction it was asked to run (its own airdrop included). */
+export class TransactionRefused extends Error {
+  override readonly name = "TransactionRefused";
+  constructor(readonly refusal: Refusal) {
+    const err = refusal.err === null ? "" : ` (${renderTransactionError(refusal.err)})`;
+    const logs = refusal.logs.length > 0 ? `\nlogs:\n${refusal.logs.join("\n")}` : "";
+    super(`${refusal.message}${err}${logs}`);
+  }
+}
+
+/** A program binary (an sBPF ELF `.so`, as `solana program dump` writes it) and its address. */
+export type LedgerProgram = Readonly<{ programId: Address; path: string }>;
+
+function bootLiteSvm(): LiteSVM {
+  // Our own slot window replaces litesvm's single-blockhash check (see slot-clock.ts).
+  return new LiteSVM().withBlockhashCheck(false).withSigverify(true);
+}
+
+/**
+ * Deploys a program binary. Only an ELF file reaches litesvm: a wrong path or a file that is not a
+ * program stops the boot with the setting's name instead of reaching native code.
+ */
+function loadProgram(svm: LiteSVM, program: LedgerProgram): void {
+  let head: Uint8Array;
+  try {
+    head = new Uint8Array(readFileSync(program.path).subarray(0, 4));
+  } catch {
+    throw new Error(`LEDGER_PROGRAMS: the binary for ${program.programId} cannot be read`);
+  }
+  if (head.length < 4 || head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46) {
+    throw new Error(`LEDGER_PROGRAMS: the file for ${program.programId} is not an ELF program binary`);
+  }
+  try {
+    svm.addProgramFromFile(program.programId, program.path);
+  } catch (error) {
+    throw new Error(`LEDGER_PROGRAMS: ${program.programId} could not be loaded (${error instanceof Error ? error.message : "invalid program"})`);
+  }
+}
+
+export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const seed = options.seed ?? crypto.getRandomValues(new Uint8Array(32));
+  const svm = bootLiteSvm();
+  for (const program of options.programs ?? []) loadProgram(svm, program);
+  const slots = createSlotClock({ clock, seed, firstSlot: svm.getClock().slot });
+  const rentEpochs = new Map<Address, bigint>();
+  let syncedSlot = -1n;
+  let airdrops = 0;
+  let faucet: Promise<KeyPairSigner> | null = null;
+
+  function syncClock(): void {
+    const slot = slots.currentSlot();
+    if (slot !== syncedSlot) {
+      svm.warpToSlot(slot);
+      syncedSlot = slot;
+    }
+    const sysvar = svm.getClock();
+    svm.setClock(new SysvarClock(slot, sysvar.epochStartTimestamp, slot / SLOTS_PER_EPOCH, sysvar.leaderScheduleEpoch, slots.unixTimestamp()));
+  }
+
+  const programAccounts = createProgramAccountMirror(rawLiteSvm(svm));
+  const executor = createTransactionExecutor({
+    svm,
+    slots,
+    syncClock,
+    logger,
+    historyCapacity: options.historyCapacity ?? 100_000,
+    landed: programAccounts.transactionLanded,
+    rentEpochOf: (target) => rentEpochs.get(target) ?? 0n,
+  });
+
+  function setAccount(target: Address, update: AccountUpdate): void {
+    const current = readAccount(svm, target);
+    const data = update.data ?? current?.data ?? new Uint8Array(0);
+    const written = {
+      owner: update.owner ?? current?.owner ?? SYSTEM_PROGRAM,
+      lamports: update.lamports ?? current?.lamports ?? 0n,
+      executable: update.executable ?? current?.executable ?? false,
+      data,
+    };
+    svm.setAccount({
+      address: target,
+      lamports: toLamports(written.lamports),
+      programAddress: written.owner,
+      executable: written.executable,
+      space: BigInt(data.length),
+      data,
+    });
+    if (update.rentEpoch !== undefined) rentEpochs.set(target, update.rentEpoch);
+    programAccounts.written(target, written);
+  }
+
+  function rentExempt(size: bigint): bigint {
+    return svm.minimumBalanceForRentExemption(size);
+  }
+
+  /** Keeps the mint's supply equal to the sum of cheat-coded balances changes. */
+  function adjustSupply(mint: Address, delta: bigint): void {
+    const account = readAccount(svm, mint);
+    if (!account || account.data.length < 82 || delta === 0n) return;
+    const decoded = getMintDecoder().decode(account.data.subarray(0, 82));
+    const supply = decoded.supply + delta < 0n ? 0n : decoded.supply + delta;
+    const data = new Uint8Array(account.data);
+    data.set(new Uint8Array(getMintEncoder().encode({ ...decoded, supply })), 0);
+    setAccount(mint, { data });
+  }
+
+  async function setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram: Address = TOKEN_PROGRAM_ADDRESS): Promise<Address> {
+    const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
+    const current = readAccount(svm, ata);
+    const existing = current && current.owner === tokenProgram ? decodeTokenAccount(current.data) : null;
+    const data = encodeTokenAccount(owner, mint, update, existing);
+    setAccount(ata, {
+      lamports: current && current.lamports > 0n ? current.lamports : rentExempt(BigInt(TOKEN_ACCOUNT_SIZE)),
+      data,
+      owner: tokenProgram,
+      executable: false,
+    });
+    if (update.amount !== undefined) adjustSupply(mint, update.amount - (existing?.amount ?? 0n));
+    return ata;
+  }
+
+  async function airdrop(recipient: Address, amount: bigint): Promise<Signature> {
+    faucet ??= createFaucetSigner(seed);
+    const signer = await faucet;
+    const balance = BigInt(svm.getBalance(signer.address) ?? 0n);
+    if (balance < amount + FAUCET_RESERVE / 2n) setAccount(signer.address, { lamports: balance + FAUCET_RESERVE });
+    const latest = slots.latest();
+    airdrops += 1;
+    const wire = await buildAirdropTransaction(signer, recipient, amount, latest.blockhash, latest.lastValidBlockHeight, airdrops);
+    const result = executor.submit(wire);
+    if (!result.ok) throw new TransactionRefused(result.refusal);
+    return result.signature;
+  }
+
+  function statusDetail(outcome: TransactionOutcome, now: bigint): StatusDetail {
+    const finalized = now - outcome.slot >= FINALITY_SLOTS;
+    return Object.freeze({
+      slot: outcome.slot,
+      confirmationStatus: finalized ? "finalized" : "confirmed",
+      err: outcome.errText,
+      errJson: outcome.err,
+      confirmations: finalized ? null : now - outcome.slot,
+    });
+  }
+
+  function statuses(signatures: readonly Signature[]): readonly (StatusDetail | null)[] {
+    const now = slots.currentSlot();
+    return signatures.map((signature) => {
+      const outcome = executor.outcome(signature);
+      return outcome ? statusDetail(outcome, now) : null;
+    });
+  }
+
+  function signatureStatuses(signatures: readonly Signature[]): (SignatureStatus | null)[] {
+    const now = slots.currentSlot();
+    return signatures.map((signature) => {
+      const outcome = executor.outcome(signature);
+      if (!outcome) return null;
+      const confirmationStatus = now - outcome.slot >= FINALITY_SLOTS ? "finalized" : "confirmed";
+      return { slot: outcome.slot, confirmationStatus, err: outcome.errText };
+    });
+  }
+
+  function embeddedAccount(target: Address): EmbeddedAccount | null {
+    const account = readAccount(svm, target);
+    return account ? Object.freeze({ ...account, rentEpoch: rentEpochs.get(target) ?? 0n }) : null;
+  }
+
+  function epochInfo(): EpochInfo {
+    const slot = slots.currentSlot();
+    return Object.freeze({
+      absoluteSlot: slot,
+      blockHeight: slot,
+      epoch: slot / SLOTS_PER_EPOCH,
+      slotIndex: slot % SLOTS_PER_EPOCH,
+      slotsInEpoch: SLOTS_PER_EPOCH,
+      transactionCount: executor.transactionCount(),
+    });
+  }
+
+  for (const mint of options.mints ?? []) {
+    setAccount(mint.address, { lamports: rentExempt(82n), data: encodeMint(mint.decimals, 0n), owner: TOKEN_PROGRAM_ADDRESS });
+  }
+  const genesisHash = options.genesisHash ?? base58Text(sha256(Uint8Array.from([...new TextEncoder().encode("genesis"), ...seed])));
+
+  return Object.freeze({
+    airdrop,
+    requestAirdrop: airdrop,
+    setAccount,
+    setTokenAccount,
+    getTransaction: (signature: Signature) => executor.record(signature),
+    getBalance: (target: Address) => BigInt(svm.getBalance(target) ?? 0n),
+    getTokenAccountBalance: (target: Address) => readTokenBalance(svm, target),
+    getSlot: () => slots.currentSlot(),
+    getMinimumBalanceForRentExemption: rentExempt,
+    readAccount: (target: Address) => readAccount(svm, target),
+    readAccountDetail: embeddedAccount,
+    // Answered from a JS-side copy, filtered before anything is copied out (see program-account-mirror.ts).
+    getProgramAccounts: (program: Address, filters: readonly ProgramAccountFilter[] = []) => programAccounts.read(program, filters),
+    latestBlockhash: () => slots.latest(),
+    isBlockhashValidNow: (blockhash: string) => slots.isValid(blockhash),
+    submit: (wire: Uint8Array, submitOptions?: SubmitOptions) => executor.submit(wire, submitOptions),
+    simulate: (wire: Uint8Array, simulateOptions?: SimulateOptions) => executor.simulate(wire, simulateOptions),
+    signatureStatuses,
+    statuses,
+    epochInfo,
+    genesisHash: () => genesisHash,
+  });
+}
