@@ -1,6 +1,8 @@
-// The architecture rules of src/, checked by `npm run lint:deps` and by
+// The architecture rules of src/ and packages/, checked by `npm run lint:deps` and by
 // tests/architecture/layer-dependencies.test.ts (which also proves each rule can fail).
 // Arrows point inward: domain <- application <- adapters (http, infrastructure) <- composition roots.
+// The workspace packages stand apart: the service uses them as it uses any npm package, through
+// their entry point; they never reach back into the service.
 
 /** The composition roots: the files directly under src/ (main.ts, service.ts, *-composition.ts, ...). */
 const ROOTS = "^src/[^/]+\\.ts$";
@@ -11,7 +13,9 @@ const ADAPTERS_AND_ROOTS = `^src/(infrastructure|http|tools)/|${ROOTS}`;
  * web-standard APIs only (Node built-ins are caught separately, by dependency type).
  */
 const RUNTIME_SPECIFIC =
-  "^(bun|bun:.*|pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs/.*|@aws-sdk/.*|@electric-sql/.*|prom-client)$|node_modules/(pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs|@aws-sdk|@electric-sql|prom-client)/";
+  "^(bun|bun:.*|pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs/.*|@aws-sdk/.*|@electric-sql/.*|prom-client)$|node_modules/(pkcs11js|postgres|litesvm|ioredis|pino|elysia|@elysiajs|@aws-sdk|@electric-sql|prom-client)/|^packages/embedded-ledger/";
+/** Code that must run unchanged on Bun and Deno: the core layers and the wire package they use. */
+const PORTABLE = "^(src/(domain|application)|packages/solana-wire/src)/";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -32,16 +36,16 @@ module.exports = {
     },
     {
       name: "core-is-portable",
-      comment: "src/domain and src/application use web-standard APIs only: no Node built-in, no runtime-specific package.",
+      comment: "src/domain, src/application and @x84/solana-wire use web-standard APIs only: no Node built-in, no runtime-specific package.",
       severity: "error",
-      from: { path: "^src/(domain|application)/" },
+      from: { path: PORTABLE },
       to: { dependencyTypes: ["core"] },
     },
     {
       name: "core-uses-no-runtime-package",
-      comment: "src/domain and src/application import no Bun module and no package bound to one runtime or one I/O system.",
+      comment: "src/domain, src/application and @x84/solana-wire import no Bun module and no package bound to one runtime or one I/O system (the embedded ledger is one: litesvm).",
       severity: "error",
-      from: { path: "^src/(domain|application)/" },
+      from: { path: PORTABLE },
       to: { path: RUNTIME_SPECIFIC },
     },
     {
@@ -67,26 +71,49 @@ module.exports = {
     },
     {
       name: "no-circular",
-      comment: "No import cycle in src/ (type-only imports count: a cycle of types is still a tangle).",
+      comment: "No import cycle in src/ or packages/ (type-only imports count: a cycle of types is still a tangle).",
       severity: "error",
-      from: { path: "^src/" },
+      from: { path: "^(src|packages)/" },
       to: { circular: true },
     },
     {
-      name: "no-unresolvable",
-      comment: "Every import in src/ resolves (guards against a rule that silently sees nothing).",
+      name: "packages-stand-alone",
+      comment: "A workspace package imports only its own files, npm packages and other workspace packages: never the service or its tests.",
+      severity: "error",
+      from: { path: "^packages/" },
+      to: { path: "^(src|tests|bench)/" },
+    },
+    {
+      name: "solana-wire-is-a-leaf",
+      comment: "@x84/solana-wire is shared by the domain and the embedded ledger, so it depends on neither.",
+      severity: "error",
+      from: { path: "^packages/solana-wire/" },
+      to: { path: "^packages/(?!solana-wire/)" },
+    },
+    {
+      name: "packages-through-their-entry",
+      comment: "The service reaches a workspace package only through its package name (src/index.ts), never a file inside it.",
       severity: "error",
       from: { path: "^src/" },
+      to: { path: "^packages/[^/]+/", pathNot: "^packages/[^/]+/src/index\\.ts$" },
+    },
+    {
+      name: "no-unresolvable",
+      comment: "Every import in src/ and packages/ resolves (guards against a rule that silently sees nothing).",
+      severity: "error",
+      from: { path: "^(src|packages)/" },
       to: { couldNotResolve: true, pathNot: "^(bun|bun:.*)$" },
     },
   ],
   options: {
-    // Cruise src/ itself; packages are leaves (their insides are not ours to check).
+    // Cruise src/ and packages/; npm packages are leaves (their insides are not ours to check).
     doNotFollow: { path: "node_modules" },
     exclude: { path: "^tests/architecture/fixtures/" },
     // Type-only imports are dependencies too: `import type` across layers is still an arrow.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
+    // The workspace packages (packages/*) are reached through their package.json `exports`.
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
     moduleSystems: ["es6", "cjs"],
     reporterOptions: { text: { highlightFocused: true } },
   },

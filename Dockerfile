@@ -27,6 +27,10 @@ COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace packages' manifests, which npm ci needs to link them (node_modules/@x84/* are
+# symlinks into packages/, filled with their sources in the runtime stage).
+COPY packages/solana-wire/package.json packages/solana-wire/
+COPY packages/embedded-ledger/package.json packages/embedded-ledger/
 # Production dependencies only: no bun, deno, msw, typescript or the x402 test clients. Of the
 # production tree only pkcs11js has an install script (approved in package.json's allowScripts).
 # typescript survives --omit=dev as an optional peer of @solana/kit and elysia that the root's
@@ -69,6 +73,7 @@ WORKDIR /app
 # Owned by root and read-only to the service's user: the code cannot be changed at run time.
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
+COPY packages ./packages
 COPY src ./src
 # BUN_RUNTIME_TRANSPILER_CACHE_PATH=0: no transpiler cache on a read-only root filesystem.
 ENV NODE_ENV=production HOST=0.0.0.0 DATA_DIR=/var/lib/facilitator ROLE=all BUN_RUNTIME_TRANSPILER_CACHE_PATH=0

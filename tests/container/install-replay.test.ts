@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { type Address, getAddressDecoder } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { type LedgerProcess, rpcCall, startLedgerProcess } from "../../bench/settle-rig.ts";
@@ -130,7 +130,11 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
       expect({ runtimeDependency, installed: existsSync(join(modules, runtimeDependency)) }).toEqual({ runtimeDependency, installed: true });
     }
     expect(existsSync(join(modules, "pkcs11js/build/Release/pkcs11.node"))).toBe(true);
-    expect(readdirSync(app).sort()).toEqual(["node_modules", "package.json", "src", "tsconfig.json"]);
+    expect(readdirSync(app).sort()).toEqual(["node_modules", "package.json", "packages", "src", "tsconfig.json"]);
+    // The workspace packages are linked by npm ci and filled by the runtime stage's COPY.
+    for (const workspace of ["@x84/embedded-ledger", "@x84/solana-wire"]) {
+      expect({ workspace, linked: existsSync(join(modules, workspace, "src/index.ts")) }).toEqual({ workspace, linked: true });
+    }
   });
 
   test("the application tree is read-only to the service's user", async () => {
@@ -240,7 +244,8 @@ function replayCopies(stage: Stage, target: string): void {
     const { flags, sources, dest } = copyArgs(instruction.args);
     if (flags["from"] !== undefined) continue;
     for (const source of sources) {
-      const to = dest.endsWith("/") ? join(target, dest, source) : join(target, dest);
+      // As Docker does: into a directory (`dest/`) a source lands under its own name.
+      const to = dest.endsWith("/") ? join(target, dest, basename(source)) : join(target, dest);
       cpSync(join(ROOT, source), to, { recursive: true });
     }
   }

@@ -41,9 +41,21 @@ export function parseDockerIgnore(text: string): DockerIgnore {
     return matched;
   };
 
+  /** Whether a `!` pattern could match something inside `dir`: its leading segments match dir's, glob by glob. */
+  const couldReinclude = (pattern: Pattern, dir: string): boolean => {
+    const wanted = pattern.text.split("/");
+    const segments = dir.split("/");
+    if (wanted.length <= segments.length && !wanted.includes("**")) return false;
+    for (let i = 0; i < segments.length; i++) {
+      const glob = wanted[i];
+      if (glob === undefined || glob === "**") return glob === "**";
+      if (!compile(glob).test(segments[i] ?? "")) return false;
+    }
+    return true;
+  };
+
   /** A directory is walked unless it is excluded and no `!` pattern could re-include something inside it. */
-  const mayHoldIncluded = (dir: string): boolean =>
-    !excludes(dir) || patterns.some((p) => p.exclusion && (p.text.startsWith(`${dir}/`) || p.text.startsWith("**")));
+  const mayHoldIncluded = (dir: string): boolean => !excludes(dir) || patterns.some((p) => p.exclusion && couldReinclude(p, dir));
 
   const contextFiles = (root: string): string[] => {
     const files: string[] = [];
