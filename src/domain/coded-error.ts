@@ -44,8 +44,6 @@ export const ERROR_CODES = [
   "LEDGER_RPC_ERROR",
   /** The node answered with an HTTP status outside 2xx; the RPC ledger classifies it. */
   "LEDGER_HTTP_ERROR",
-  /** The embedded ledger's JSON-RPC server refuses a call; `rpcCode` is the wire's error code. */
-  "LEDGER_RPC_REFUSAL",
   /**
    * The settlement store could not be reached, refused the connection or lost it mid-statement.
    * A write that failed this way may or may not have committed; callers leave the rest to recovery.
@@ -61,8 +59,6 @@ export const ERROR_CODES = [
    * `signal.aborted` before it reads any error's code.
    */
   "METADATA_DEADLINE",
-  /** Bytes that are not a canonical Solana wire transaction; the parser answers it as a problem. */
-  "WIRE_MALFORMED",
   /** A feedback detail backfill pass abandoned because stop() was called; never logged. */
   "BACKFILL_STOPPED",
   /** A JWT key file (signing or verification keys) cannot be used; a refused boot. */
