@@ -1,18 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { getAddressDecoder, getAddressEncoder, getU64Codec } from "@solana/kit";
-import { getSharedU64Codec } from "../../src/domain/registry/borsh-codecs.ts";
-import { getFastAddressDecoder } from "../../src/domain/registry/fast-address-codec.ts";
+import { getSharedU64Codec } from "../../../src/domain/registry/borsh-codecs.ts";
+import { getFastAddressDecoder } from "../../../src/domain/registry/fast-address-codec.ts";
 import {
   AGENT_IDENTITY_DISCRIMINATOR,
   AGENT_OWNER_OFFSET,
   decodeAgentIdentity,
   encodeAgentIdentity,
-} from "../../src/domain/registry/agent-identity.ts";
-import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService, encodeAgentService } from "../../src/domain/registry/agent-service.ts";
-import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry, encodeFeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
-import { PROTOCOL_CONFIG_DISCRIMINATOR, decodeProtocolConfig, encodeProtocolConfig, type ProtocolConfig } from "../../src/domain/registry/protocol-config.ts";
-import { anchorDiscriminator, BorshBytes } from "../support/borsh-bytes.ts";
-import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, testAddress } from "./support/registry-fixtures.ts";
+} from "../../../src/domain/registry/agent-identity.ts";
+import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService, encodeAgentService } from "../../../src/domain/registry/agent-service.ts";
+import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry, encodeFeedbackEntry } from "../../../src/domain/registry/feedback-entry.ts";
+import { PROTOCOL_CONFIG_DISCRIMINATOR, decodeProtocolConfig, encodeProtocolConfig, type ProtocolConfig } from "../../../src/domain/registry/protocol-config.ts";
+import { anchorDiscriminator, BorshBytes } from "../../support/borsh-bytes.ts";
+import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, testAddress } from "../../registry/support/registry-fixtures.ts";
 
 /** An address whose 32 bytes are all `byte`, so its place in hand-written bytes is plain to see. */
 const filled = (byte: number) => getAddressDecoder().decode(new Uint8Array(32).fill(byte));
