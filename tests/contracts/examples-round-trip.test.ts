@@ -4,12 +4,9 @@
  * sent to the real service (buildService: embedded ledger with the sample agents, PGlite,
  * app.handle) is answered with a documented status whose schema its body passes.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { TestService } from "../settlement/support/service-harness.ts";
+import { describe, expect, test } from "bun:test";
 import {
-  type App,
   type Json,
-  documentOf,
   documentedBody,
   examplesOf,
   fillPath,
@@ -22,17 +19,9 @@ import {
   responseSchema,
   routeOf,
 } from "./support/contract.ts";
-import { startContractService } from "./support/contract-service.ts";
+import { INTERFACES, useServedDocuments } from "./support/served-documents.ts";
 
-let service: TestService;
-const documents = new Map<string, Json>();
-const apps = (): Readonly<Record<string, App>> => ({ facilitator: service.facilitatorApp, registry: service.registryApp });
-
-beforeAll(async () => {
-  service = await startContractService();
-  for (const [name, app] of Object.entries(apps())) documents.set(name, await documentOf(app));
-}, 30_000);
-afterAll(() => service.dispose());
+const served = useServedDocuments();
 
 /** A request built from one example: the body example, or one parameter example with the others' first. */
 type ExampleRequest = Readonly<{ label: string; method: string; path: string; body?: unknown }>;
@@ -57,10 +46,10 @@ function exampleRequests(method: string, documentPath: string, operation: Json):
   return requests;
 }
 
-for (const name of ["facilitator", "registry"] as const) {
+for (const name of INTERFACES) {
   describe(`the ${name} document's examples`, () => {
-    const app = () => apps()[name] as App;
-    const operations = () => operationsOf(documents.get(name) as Json);
+    const app = () => served.app(name);
+    const operations = () => operationsOf(served.document(name));
 
     test("request examples (bodies, path and query parameters) pass the schemas the routes validate with", () => {
       const failures: unknown[] = [];

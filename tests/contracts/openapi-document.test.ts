@@ -3,14 +3,11 @@
  * app registers is in its document, every documented operation answers, and the document says
  * what design.md requires (OpenAPI 3.1, versions, every reason code, JSON bodies, examples).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
 import { REASON_CODES } from "../../src/domain/reason-codes.ts";
-import type { TestService } from "../settlement/support/service-harness.ts";
 import {
-  type App,
   type Json,
-  documentOf,
   documentedBody,
   examplesOf,
   exampleParameters,
@@ -20,22 +17,14 @@ import {
   parametersOf,
   toDocumentPath,
 } from "./support/contract.ts";
-import { startContractService } from "./support/contract-service.ts";
+import { INTERFACES, useServedDocuments } from "./support/served-documents.ts";
 
-let service: TestService;
-const documents = new Map<string, Json>();
-const apps = (): Readonly<Record<string, App>> => ({ facilitator: service.facilitatorApp, registry: service.registryApp });
+const served = useServedDocuments();
 
-beforeAll(async () => {
-  service = await startContractService();
-  for (const [name, app] of Object.entries(apps())) documents.set(name, await documentOf(app));
-}, 30_000);
-afterAll(() => service.dispose());
-
-for (const name of ["facilitator", "registry"] as const) {
+for (const name of INTERFACES) {
   describe(`the ${name} interface's OpenAPI document`, () => {
-    const document = () => documents.get(name) as Json;
-    const app = () => apps()[name] as App;
+    const document = () => served.document(name);
+    const app = () => served.app(name);
 
     test("is OpenAPI 3.1 with the interface's version", () => {
       expect(String(document()["openapi"])).toMatch(/^3\.1\.\d+$/);
@@ -121,7 +110,7 @@ for (const name of ["facilitator", "registry"] as const) {
 
 describe("the facilitator's reason codes", () => {
   const enumAt = (path: string, field: string) => {
-    const paths = documents.get("facilitator")?.["paths"] as Record<string, Json>;
+    const paths = served.document("facilitator")["paths"] as Record<string, Json>;
     const schema = ((((paths[path]?.["post"] as Json)["responses"] as Json)["200"] as Json)["content"] as Json)["application/json"] as Json;
     return (((schema["schema"] as Json)["properties"] as Json)[field] as Json)["enum"];
   };
@@ -132,7 +121,7 @@ describe("the facilitator's reason codes", () => {
   });
 
   test("the /verify body documents both wire forms of paymentPayload, base64 v1 with its decoded schema", () => {
-    const paths = documents.get("facilitator")?.["paths"] as Record<string, Json>;
+    const paths = served.document("facilitator")["paths"] as Record<string, Json>;
     const body = documentedBody(paths["/verify"]?.["post"] as Json) as Json;
     const payload = (body["properties"] as Json)["paymentPayload"] as Json;
     const variants = payload["anyOf"] as Json[];
