@@ -8,26 +8,19 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AccountSignerMeta, type Address, type Blockhash, AccountRole, type Instruction, generateKeyPairSigner } from "@solana/kit";
+import { type AccountSignerMeta, type Address, AccountRole, type Instruction, generateKeyPairSigner } from "@solana/kit";
 import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-program/token";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { encodeAgentIdentity } from "../../src/domain/registry/agent-identity.ts";
 import { findAgentPda } from "../../src/domain/registry/pdas.ts";
 import { kmsSignerEnv, useFakeKms } from "../support/kms-rig.ts";
 import { TEST_REDIS_URL, redisGate } from "../support/redis.ts";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, settleBody, usdcOf } from "../settlement/support/payments.ts";
-import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, usdcOf } from "../settlement/support/payments.ts";
+import { postJson } from "../settlement/support/service-harness.ts";
 import { agentIdentity, PROGRAM_ID, padded } from "../registry/support/registry-fixtures.ts";
-import {
-  USDC,
-  type Actors,
-  buildTransaction,
-  computeLimit,
-  computePrice,
-  memoInstruction,
-  requirementsFor,
-  transferInstruction,
-} from "../verification/support/payment-builder.ts";
+import { USDC, type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { type EmbeddedService, startEmbeddedService } from "./support/embedded-service.ts";
+import { expectRefusedOnBoth, paymentOn } from "./support/payments.ts";
 
 // The whole service is built here, so the SDK finds the stand-in's credentials in the process environment.
 const kms = useFakeKms({ processCredentials: true });
@@ -35,38 +28,27 @@ const kmsEnv = () => kmsSignerEnv(kms());
 
 const signRequests = () => kms().requests.filter((r) => r.target === "TrentService.Sign").length;
 
-type Rig = Readonly<{ service: TestService; ledger: LocalLedger; feePayer: Address }>;
-
-async function rig(env: Readonly<Record<string, string>> = {}): Promise<Rig> {
-  const service = await startService({ ...kmsEnv(), ...env });
-  return { service, ledger: service.embeddedLedger as LocalLedger, feePayer: service.feePayers.addresses[0] as Address };
-}
+const rig = (env: Readonly<Record<string, string>> = {}): Promise<EmbeddedService> => startEmbeddedService({ ...kmsEnv(), ...env });
 
 async function lamportsOf(ledger: LocalLedger, address: Address): Promise<bigint> {
   return (await ledger.getAccount(address))?.lamports ?? 0n;
 }
 
 /** A payment with the given instructions, signed by `actors.payer`, on a real blockhash, fee payer ours. */
-async function paymentWith(r: Rig, actors: Actors, instructions: Instruction[], requirementsAmount: bigint, payTo: Address = actors.payTo.address) {
-  const { blockhash } = await r.ledger.getLatestBlockhash();
-  const transaction = await buildTransaction(actors, { feePayerAddress: r.feePayer, blockhash: blockhash as Blockhash, instructions });
-  const requirements = requirementsFor(actors, { amount: requirementsAmount, payTo, extra: { feePayer: r.feePayer } });
-  return settleBody(transaction, requirements);
+async function paymentWith(r: EmbeddedService, actors: Actors, instructions: Instruction[], requirementsAmount: bigint, payTo: Address = actors.payTo.address) {
+  return (await paymentOn(r, actors, instructions, { amount: requirementsAmount, payTo })).body;
 }
 
 /** /verify and /settle both refuse with `reason`; no KMS signature, no lamport of ours spent. */
-async function expectRefusedForFree(r: Rig, body: Readonly<Record<string, unknown>>, reason: string): Promise<void> {
+async function expectRefusedForFree(r: EmbeddedService, body: Readonly<Record<string, unknown>>, reason: string): Promise<void> {
   const [signsBefore, lamportsBefore] = [signRequests(), await lamportsOf(r.ledger, r.feePayer)];
-  const verify = await postJson(r.service.facilitatorApp, "/verify", body);
-  expect(verify.body).toMatchObject({ isValid: false, invalidReason: reason });
-  const settle = await postJson(r.service.facilitatorApp, "/settle", body);
-  expect(settle.body).toMatchObject({ success: false, transaction: "", errorReason: reason });
+  await expectRefusedOnBoth(r.service.facilitatorApp, body, reason);
   expect(signRequests()).toBe(signsBefore);
   expect(await lamportsOf(r.ledger, r.feePayer)).toBe(lamportsBefore);
 }
 
 describe("the observed drain: 0-amount self-transfers at 400,000 CU x 5,000,000 µlamports (KMS stand-in, embedded ledger)", () => {
-  let r: Rig;
+  let r: EmbeddedService;
   let actors: Actors;
   beforeAll(async () => {
     r = await rig();

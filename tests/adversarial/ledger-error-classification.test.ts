@@ -9,11 +9,9 @@
 // service from buildService (PGlite) and the fault rig's settlement service over JSON-RPC.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
-  type Address,
   appendTransactionMessageInstructions,
   type Blockhash,
   createTransactionMessage,
-  generateKeyPairSigner,
   getBase58Decoder,
   getBase64Encoder,
   getTransactionDecoder,
@@ -34,17 +32,11 @@ import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledge
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { fundWallets, USDC, type Wallets } from "../ledger/helpers.ts";
 import { startFaultRig } from "../settlement/support/fault-rig.ts";
-import { settleBody, usdcOf } from "../settlement/support/payments.ts";
-import { postJson, startService, type TestService } from "../settlement/support/service-harness.ts";
-import {
-  type Actors,
-  buildTransaction,
-  computeLimit,
-  computePrice,
-  memoInstruction,
-  requirementsFor,
-  transferInstruction,
-} from "../verification/support/payment-builder.ts";
+import { usdcOf } from "../settlement/support/payments.ts";
+import { postJson } from "../settlement/support/service-harness.ts";
+import { type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { useEmbeddedService } from "./support/embedded-service.ts";
+import { type PaymentTarget, fundedActors, paymentOn } from "./support/payments.ts";
 
 /** The attacker's memo: every spelling the old text match accepted. */
 const ATTACK_MEMO = "already processed AlreadyProcessed";
@@ -193,44 +185,23 @@ type AttackPayment = Readonly<{ actors: Actors; body: Readonly<Record<string, un
  * token account exists), which fails in preflight all the same: its compute limit is enough for
  * the memo but not for the transfer. The memo comes first, so the failing simulation logs it.
  */
-async function attackPayment(ledger: LocalLedger, feePayer: Address, amount = 1_500_000n): Promise<AttackPayment> {
-  const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-  const actors: Actors = { payer, payTo, feePayer: payer };
-  await ledger.setTokenAccount(payer.address, USDC, { amount });
-  await ledger.setTokenAccount(payTo.address, USDC, { amount: 0n });
-  const { blockhash } = await ledger.getLatestBlockhash();
-  const transaction = await buildTransaction(actors, {
-    feePayerAddress: feePayer,
-    blockhash: blockhash as Blockhash,
-    instructions: [computeLimit(MEMO_ONLY_UNITS), computePrice(0n), memoInstruction(ATTACK_MEMO), await transferInstruction(actors, { amount })],
-  });
+async function attackPayment(target: PaymentTarget, amount = 1_500_000n): Promise<AttackPayment> {
+  const actors = await fundedActors(target.ledger, amount);
+  const instructions = [computeLimit(MEMO_ONLY_UNITS), computePrice(0n), memoInstruction(ATTACK_MEMO), await transferInstruction(actors, { amount })];
+  const { transaction, body } = await paymentOn(target, actors, instructions, { amount });
   const messageBytes = getTransactionDecoder().decode(getBase64Encoder().encode(transaction)).messageBytes;
-  const requirements = requirementsFor(actors, { amount, extra: { feePayer } });
-  return { actors, body: settleBody(transaction, requirements), key: settlementKeyOf(new Uint8Array(messageBytes)) };
+  return { actors, body, key: settlementKeyOf(new Uint8Array(messageBytes)) };
 }
 
 describe("SECURITY: /settle of a refused payment with an 'already processed' memo (buildService: embedded litesvm ledger, PGlite, app.handle)", () => {
-  let service: TestService;
-  let ledger: LocalLedger;
-  let feePayer: Address;
-  beforeAll(async () => {
-    service = await startService();
-    if (!service.embeddedLedger) throw new Error("expected the embedded ledger");
-    ledger = service.embeddedLedger;
-    const first = service.feePayers.addresses[0];
-    if (!first) throw new Error("expected a development fee payer");
-    feePayer = first;
-  }, 30_000);
-  afterAll(async () => {
-    await service.dispose();
-  });
+  const embedded = useEmbeddedService();
 
   test("answers SETTLEMENT_FAILED at once, records failed, moves nothing and charges no fee", async () => {
-    const payment = await attackPayment(ledger, feePayer);
-    const feePayerSol = ledger.getBalance(feePayer);
+    const payment = await attackPayment(embedded);
+    const feePayerSol = embedded.ledger.getBalance(embedded.feePayer);
 
     const started = performance.now();
-    const reply = await postJson(service.facilitatorApp, "/settle", payment.body);
+    const reply = await postJson(embedded.service.facilitatorApp, "/settle", payment.body);
     expect(performance.now() - started).toBeLessThan(5 * PROMPT_MS);
 
     expect(reply.status).toBe(200);
@@ -238,11 +209,11 @@ describe("SECURITY: /settle of a refused payment with an 'already processed' mem
     expect(reply.body["errorReason"]).toBe("SETTLEMENT_FAILED");
     // The ledger's message, memo and all, is reported; it just decides nothing.
     expect(String(reply.body["errorMessage"])).toContain(ATTACK_MEMO);
-    const record = await service.store.settlements.get(payment.key);
+    const record = await embedded.service.store.settlements.get(payment.key);
     expect(record?.state).toBe("failed");
-    expect(ledger.getTransaction(record?.signature as Signature)).toBeNull();
-    expect(await usdcOf(ledger, payment.actors.payer.address)).toBe(1_500_000n);
-    expect(ledger.getBalance(feePayer)).toBe(feePayerSol);
+    expect(embedded.ledger.getTransaction(record?.signature as Signature)).toBeNull();
+    expect(await usdcOf(embedded.ledger, payment.actors.payer.address)).toBe(1_500_000n);
+    expect(embedded.ledger.getBalance(embedded.feePayer)).toBe(feePayerSol);
   });
 });
 
@@ -250,7 +221,7 @@ describe("SECURITY: the same attack over JSON-RPC (fault rig: kit RPC adapter th
   test("one sendTransaction, record failed, and a reconciliation pass resends nothing", async () => {
     const rig = await startFaultRig();
     try {
-      const payment = await attackPayment(rig.ledger, rig.feePayer);
+      const payment = await attackPayment(rig);
 
       const started = performance.now();
       const reply = await postJson(rig.app, "/settle", payment.body);

@@ -6,80 +6,51 @@
  * TransferChecked of fee = floor(amount × bps / 10,000) to the treasury's ATA, a hex nonce memo.
  * That package is not published, so the layout is rebuilt here with kit rather than imported.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Address, type Blockhash, type Instruction, generateKeyPairSigner } from "@solana/kit";
-import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { settleBody, usdcOf } from "../settlement/support/payments.ts";
-import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
-import {
-  type Actors,
-  USDC,
-  ataOf,
-  buildTransaction,
-  computeLimit,
-  computePrice,
-  memoInstruction,
-  requirementsFor,
-  transferInstruction,
-} from "../verification/support/payment-builder.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { type Instruction, generateKeyPairSigner } from "@solana/kit";
+import { usdcOf } from "../settlement/support/payments.ts";
+import { postJson } from "../settlement/support/service-harness.ts";
+import { type Actors, USDC, ataOf, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { startEmbeddedService, useEmbeddedService } from "./support/embedded-service.ts";
+import { expectRefusedOnBoth, fundedActors, paymentOn } from "./support/payments.ts";
 
 const AMOUNT = 1_000_000n;
 const BPS = 300;
 const FEE = (AMOUNT * BigInt(BPS)) / 10_000n; // 30,000
 const PAYEE = AMOUNT - FEE;
 
-let service: TestService;
-let ledger: LocalLedger;
-let feePayer: Address;
-let treasury: Address;
-
+const treasury = (await generateKeyPairSigner()).address;
+const rig = useEmbeddedService({ PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: String(BPS) });
 beforeAll(async () => {
-  treasury = (await generateKeyPairSigner()).address;
-  service = await startService({ PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: String(BPS) });
-  ledger = service.embeddedLedger as LocalLedger;
-  feePayer = service.feePayers.addresses[0] as Address;
-  await ledger.setTokenAccount(treasury, USDC, { amount: 0n });
-}, 30_000);
-afterAll(() => service.dispose());
+  await rig.ledger.setTokenAccount(treasury, USDC, { amount: 0n });
+});
 
-async function parties(fund = AMOUNT): Promise<Actors> {
-  const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-  await ledger.setTokenAccount(payer.address, USDC, { amount: fund });
-  await ledger.setTokenAccount(payTo.address, USDC, { amount: 0n });
-  return { payer, payTo, feePayer: payer };
-}
+const parties = (fund = AMOUNT): Promise<Actors> => fundedActors(rig.ledger, fund);
 
 const nonce = () => memoInstruction([...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join(""));
 
 /** The x84 layout with the given transfers in place of the two. */
+const x84Layout = (transfers: Instruction[]): Instruction[] => [computeLimit(40_000), computePrice(500_000n), ...transfers, nonce()];
+
 async function x84Body(actors: Actors, transfers: Instruction[], extra: Record<string, unknown> = { treasury, protocolFeeBps: BPS }) {
-  const { blockhash } = await ledger.getLatestBlockhash();
-  const transaction = await buildTransaction(actors, {
-    feePayerAddress: feePayer,
-    blockhash: blockhash as Blockhash,
-    instructions: [computeLimit(40_000), computePrice(500_000n), ...transfers, nonce()],
-  });
-  return settleBody(transaction, requirementsFor(actors, { amount: AMOUNT, extra: { feePayer, ...extra } }));
+  return (await paymentOn(rig, actors, x84Layout(transfers), { amount: AMOUNT, extra })).body;
 }
 
 const toPayee = (actors: Actors, amount = PAYEE) => transferInstruction(actors, { amount });
 const toTreasury = async (actors: Actors, amount = FEE) => transferInstruction(actors, { amount, destination: await ataOf(treasury) });
 
-async function expectRefused(body: Readonly<Record<string, unknown>>, reason: string): Promise<void> {
-  expect((await postJson(service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: false, invalidReason: reason });
-  expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, transaction: "", errorReason: reason });
-}
+const expectRefused = (body: Readonly<Record<string, unknown>>, reason: string) => expectRefusedOnBoth(rig.service.facilitatorApp, body, reason);
 
 describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", () => {
   test("the x84 client's payment verifies and settles: payTo gets amount - fee, the treasury the fee, the payer pays the amount", async () => {
     const actors = await parties();
-    const treasuryBefore = await usdcOf(ledger, treasury);
+    const treasuryBefore = await usdcOf(rig.ledger, treasury);
     const body = await x84Body(actors, [await toPayee(actors), await toTreasury(actors)]);
-    expect((await postJson(service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: true, payer: actors.payer.address });
-    expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: true, payer: actors.payer.address });
-    expect(await usdcOf(ledger, actors.payTo.address)).toBe(PAYEE);
-    expect((await usdcOf(ledger, treasury)) - treasuryBefore).toBe(FEE);
-    expect(await usdcOf(ledger, actors.payer.address)).toBe(0n);
+    expect((await postJson(rig.service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: true, payer: actors.payer.address });
+    expect((await postJson(rig.service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: true, payer: actors.payer.address });
+    expect(await usdcOf(rig.ledger, actors.payTo.address)).toBe(PAYEE);
+    expect((await usdcOf(rig.ledger, treasury)) - treasuryBefore).toBe(FEE);
+    expect(await usdcOf(rig.ledger, actors.payer.address)).toBe(0n);
   });
 
   test("requirements naming another treasury, or another bps, get no split: two transfers are TRANSFER_INSTRUCTION_COUNT", async () => {
@@ -114,7 +85,7 @@ describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", 
     const other = await parties();
     const feeFromOther = await transferInstruction({ ...actors, payer: other.payer }, { amount: FEE, destination: await ataOf(treasury) });
     const body = await x84Body(actors, [await toPayee(actors), feeFromOther]);
-    expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, transaction: "" });
+    expect((await postJson(rig.service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, transaction: "" });
   });
 
   test("funds are checked for the whole amount, fee included, before signing", async () => {
@@ -125,23 +96,14 @@ describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", 
 
 describe("protocol-fee split not configured (the default)", () => {
   test("the x84 client's two transfers are refused: the spec allows exactly one", async () => {
-    const plain = await startService();
+    const plain = await startEmbeddedService();
     try {
-      const plainLedger = plain.embeddedLedger as LocalLedger;
-      const plainFeePayer = plain.feePayers.addresses[0] as Address;
-      const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-      await plainLedger.setTokenAccount(payer.address, USDC, { amount: AMOUNT });
-      const actors = { payer, payTo, feePayer: payer };
-      const { blockhash } = await plainLedger.getLatestBlockhash();
-      const transaction = await buildTransaction(actors, {
-        feePayerAddress: plainFeePayer,
-        blockhash: blockhash as Blockhash,
-        instructions: [computeLimit(40_000), computePrice(500_000n), await toPayee(actors), await toTreasury(actors), nonce()],
-      });
-      const body = settleBody(transaction, requirementsFor(actors, { amount: AMOUNT, extra: { feePayer: plainFeePayer, treasury, protocolFeeBps: BPS } }));
-      expect((await postJson(plain.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, errorReason: "TRANSFER_INSTRUCTION_COUNT" });
+      const actors = await fundedActors(plain.ledger, AMOUNT);
+      const transfers = [await toPayee(actors), await toTreasury(actors)];
+      const { body } = await paymentOn(plain, actors, x84Layout(transfers), { amount: AMOUNT, extra: { treasury, protocolFeeBps: BPS } });
+      expect((await postJson(plain.service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, errorReason: "TRANSFER_INSTRUCTION_COUNT" });
     } finally {
-      await plain.dispose();
+      await plain.service.dispose();
     }
   });
 });

@@ -5,11 +5,10 @@
  * its PaymentReceipt is written with the ledger's setAccount, because the x84 program cannot
  * run in litesvm. A receipt is public on chain: paymentId and txSignature are no secret.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { SOLANA_DEVNET, DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
-import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import {
   claimProof,
   createOtherMint,
@@ -20,24 +19,16 @@ import {
   type ReceiptPayment,
   type Wallet,
 } from "../modes/support/receipt-payments.ts";
-import { type JsonReply, type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
+import { type JsonReply, postJson } from "../settlement/support/service-harness.ts";
+import { useEmbeddedService } from "./support/embedded-service.ts";
+import { expectRefusedOnBoth } from "./support/payments.ts";
 
 const AMOUNT = 1_000_000n;
 const FEE = 10_000n;
 const RESOURCE_URL = "https://agent.example/a2a";
 const RECEIPT_RESOURCE = "/a2a";
 
-let service: TestService;
-let ledger: LocalLedger;
-
-beforeAll(async () => {
-  service = await startService();
-  ledger = service.embeddedLedger as LocalLedger;
-}, 30_000);
-
-afterAll(async () => {
-  await service.dispose();
-});
+const rig = useEmbeddedService();
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -45,12 +36,12 @@ type Parties = Readonly<{ payer: Wallet; payTo: Wallet; treasury: Wallet; strang
 
 async function parties(balance = 10_000_000n): Promise<Parties> {
   const [payer, payTo, treasury, stranger] = await Promise.all([newWallet(), newWallet(), newWallet(), newWallet()]);
-  await fundReceiptParties(ledger, payer.address, [payTo.address, treasury.address, stranger.address], balance);
+  await fundReceiptParties(rig.ledger, payer.address, [payTo.address, treasury.address, stranger.address], balance);
   return { payer, payTo, treasury, stranger };
 }
 
 async function pay(p: Parties, options: { mode?: "atomic" | "attestation"; movements?: readonly Movement[]; landFailed?: boolean } = {}): Promise<ReceiptPayment> {
-  return payWithReceipt(ledger, { payer: p.payer, payTo: p.payTo.address, treasury: p.treasury.address, amount: AMOUNT, feeAmount: FEE, resource: RECEIPT_RESOURCE, ...options });
+  return payWithReceipt(rig.ledger, { payer: p.payer, payTo: p.payTo.address, treasury: p.treasury.address, amount: AMOUNT, feeAmount: FEE, resource: RECEIPT_RESOURCE, ...options });
 }
 
 /** A /verify and /settle body for the receipt, with `proof` (or none) and the requirements' resource. */
@@ -66,19 +57,14 @@ function honestProof(p: Parties, paid: ReceiptPayment, timestamp = nowSeconds())
 }
 
 async function recordOf(paid: ReceiptPayment) {
-  return service.store.settlements.get(modeSettlementKey(paid.receipt.settlementMode as "atomic" | "attestation", paid.paymentIdHex));
+  return rig.service.store.settlements.get(modeSettlementKey(paid.receipt.settlementMode as "atomic" | "attestation", paid.paymentIdHex));
 }
 
 /** /verify and /settle both refuse with `reason`, and no settlement is recorded for the payment. */
 async function expectRefusedEverywhere(paid: ReceiptPayment, request: Record<string, unknown>, reason: string): Promise<[JsonReply, JsonReply]> {
-  const verified = await postJson(service.facilitatorApp, "/verify", request);
-  expect(verified.status).toBe(200);
-  expect(verified.body).toMatchObject({ isValid: false, invalidReason: reason });
-  const settled = await postJson(service.facilitatorApp, "/settle", request);
-  expect(settled.status).toBe(200);
-  expect(settled.body).toMatchObject({ success: false, transaction: "", errorReason: reason });
+  const replies = await expectRefusedOnBoth(rig.service.facilitatorApp, request, reason);
   expect(await recordOf(paid)).toBeNull();
-  return [verified, settled];
+  return replies;
 }
 
 describe("receipt-claim attacks on /verify and /settle (atomic and attestation)", () => {
@@ -88,7 +74,7 @@ describe("receipt-claim attacks on /verify and /settle (atomic and attestation)"
       const paid = await pay(p, { mode });
       await expectRefusedEverywhere(paid, body(paid, p.payTo.address, {}), "MODE_PROOF_INVALID");
       // The receipt itself was valid all along: its payer's proof makes the very same request pass.
-      expect((await postJson(service.facilitatorApp, "/verify", body(paid, p.payTo.address, await honestProof(p, paid)))).body).toMatchObject({ isValid: true, payer: p.payer.address });
+      expect((await postJson(rig.service.facilitatorApp, "/verify", body(paid, p.payTo.address, await honestProof(p, paid)))).body).toMatchObject({ isValid: true, payer: p.payer.address });
     });
   }
 
@@ -129,8 +115,8 @@ describe("receipt-claim attacks on /verify and /settle (atomic and attestation)"
 
   test("a receipt whose transaction moved another mint is refused (MODE_TRANSFER_MISMATCH)", async () => {
     const p = await parties();
-    const other = await createOtherMint(ledger);
-    for (const owner of [p.payer.address, p.payTo.address, p.treasury.address]) await ledger.setTokenAccount(owner, other, { amount: owner === p.payer.address ? AMOUNT : 0n });
+    const other = await createOtherMint(rig.ledger);
+    for (const owner of [p.payer.address, p.payTo.address, p.treasury.address]) await rig.ledger.setTokenAccount(owner, other, { amount: owner === p.payer.address ? AMOUNT : 0n });
     const paid = await pay(p, { movements: [{ to: p.payTo.address, amount: AMOUNT - FEE, mint: other }, { to: p.treasury.address, amount: FEE, mint: other }] });
     await expectRefusedEverywhere(paid, body(paid, p.payTo.address, await honestProof(p, paid)), "MODE_TRANSFER_MISMATCH");
   });
@@ -145,7 +131,7 @@ describe("receipt-claim attacks on /verify and /settle (atomic and attestation)"
     // 0.5 USDC cannot pay 0.99: the transaction lands (fee charged) and fails.
     const p = await parties(500_000n);
     const paid = await pay(p, { landFailed: true });
-    expect((await ledger.getSignatureStatuses([paid.txSignature]))[0]?.err).not.toBeNull();
+    expect((await rig.ledger.getSignatureStatuses([paid.txSignature]))[0]?.err).not.toBeNull();
     await expectRefusedEverywhere(paid, body(paid, p.payTo.address, await honestProof(p, paid)), "MODE_TX_FAILED");
   });
 
@@ -154,22 +140,22 @@ describe("receipt-claim attacks on /verify and /settle (atomic and attestation)"
     const paid = await pay(p);
     const request = body(paid, p.payTo.address, await honestProof(p, paid));
 
-    expect((await postJson(service.facilitatorApp, "/verify", request)).body).toMatchObject({ isValid: true, payer: p.payer.address });
-    const settled = await postJson(service.facilitatorApp, "/settle", request);
+    expect((await postJson(rig.service.facilitatorApp, "/verify", request)).body).toMatchObject({ isValid: true, payer: p.payer.address });
+    const settled = await postJson(rig.service.facilitatorApp, "/settle", request);
     expect(settled.body).toMatchObject({ success: true, transaction: paid.txSignature, payer: p.payer.address, extensions: { mode: "atomic" } });
     expect(settled.body["extensions"]).not.toMatchObject({ replayed: true });
     expect(await recordOf(paid)).toMatchObject({ state: "settled", signature: paid.txSignature, payer: p.payer.address });
 
-    const replay = await postJson(service.facilitatorApp, "/settle", request);
+    const replay = await postJson(rig.service.facilitatorApp, "/settle", request);
     expect(replay.body).toMatchObject({ success: true, transaction: paid.txSignature, extensions: { replayed: true } });
-    expect((await postJson(service.facilitatorApp, "/verify", request)).body).toMatchObject({ isValid: false, invalidReason: "ALREADY_SETTLED" });
+    expect((await postJson(rig.service.facilitatorApp, "/verify", request)).body).toMatchObject({ isValid: false, invalidReason: "ALREADY_SETTLED" });
 
     // SECURITY: a settled receipt is not answered from the record to whoever copies its public
     // paymentId and txSignature: /settle verifies the claim again first.
-    const stranger = await postJson(service.facilitatorApp, "/settle", body(paid, p.payTo.address, {}));
+    const stranger = await postJson(rig.service.facilitatorApp, "/settle", body(paid, p.payTo.address, {}));
     expect(stranger.body).toMatchObject({ success: false, transaction: "", errorReason: "MODE_PROOF_INVALID" });
     const byStranger = await claimProof(p.stranger.secret, paid.paymentIdHex, RECEIPT_RESOURCE, nowSeconds());
-    const signedByStranger = await postJson(service.facilitatorApp, "/settle", body(paid, p.payTo.address, byStranger));
+    const signedByStranger = await postJson(rig.service.facilitatorApp, "/settle", body(paid, p.payTo.address, byStranger));
     expect(signedByStranger.body).toMatchObject({ success: false, errorReason: "MODE_PROOF_INVALID" });
     // Still one record, the payer's.
     expect(await recordOf(paid)).toMatchObject({ state: "settled", payer: p.payer.address });
