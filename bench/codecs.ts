@@ -6,7 +6,7 @@
  *
  * Each row prints µs per call for the fast path and for kit, and the ratio. The fast paths are
  * cross-checked against kit by packages/solana-wire/tests, tests/unit/codecs/address-cache.test.ts,
- * tests/unit/verification/wire-format.test.ts and tests/registry/account-codecs.test.ts.
+ * tests/unit/verification/wire-format.test.ts and tests/unit/registry/account-codecs.test.ts.
  */
 import {
   getAddressDecoder,

@@ -1,7 +1,7 @@
 import type { Address, Signature } from "@solana/kit";
 import { base58Bytes, base58Text } from "@x84/solana-wire";
 
-/** The ledger's keys and signatures through the domain's fast base58 (same text as kit's codec). */
+/** The ledger's keys and signatures through @x84/solana-wire's fast base58 (same text as kit's codec). */
 export { base58Bytes, base58Text };
 
 /** The base58 address of 32 raw key bytes. */

@@ -1,7 +1,10 @@
 import type { Address } from "@solana/kit";
 import type { LedgerProgram } from "./embedded-ledger.ts";
 
-/** LEDGER_PROGRAMS: `<programId>=<path.so>,...` (the setting's pattern was checked at boot). */
+/**
+ * A program list as the LEDGER_PROGRAMS setting writes it: `<programId>=<path.so>,...`. The host
+ * validates the setting's pattern; a path that is not a program binary stops createEmbeddedLedger.
+ */
 export function parseLedgerPrograms(setting: string | undefined): readonly LedgerProgram[] {
   if (setting === undefined || setting.trim() === "") return [];
   return setting.split(",").map((entry) => {

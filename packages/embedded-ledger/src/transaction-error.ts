@@ -84,7 +84,7 @@ export function describeTransactionError(err: TransactionErrorJson): string {
   return JSON.stringify(err);
 }
 
-/** The port's textual form of an error: the RPC JSON, so both adapters render identically. */
+/** An error's textual form: its RPC JSON, so a host reading this ledger and one reading a real node over JSON-RPC see the same text. */
 export function renderTransactionError(err: TransactionErrorJson): string {
   return typeof err === "string" ? err : JSON.stringify(err);
 }

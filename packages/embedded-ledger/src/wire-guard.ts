@@ -102,7 +102,7 @@ export function decodeWithKit(wire: Uint8Array): Decoded | WireCheck {
  * fine at the transaction level). Untrusted bytes reach litesvm only when kit decodes
  * both the transaction and the message AND re-encoding each gives the identical bytes,
  * the version is one litesvm executes, and the layout passes the sanitizer's rules.
- * The fast path (wire-parse.ts, over the domain's strict reader) accepts only bytes that pass that same test, with the
+ * The fast path (wire-parse.ts, over @x84/solana-wire's strict reader) accepts only bytes that pass that same test, with the
  * same decoded result, without kit's per-key base58; everything else takes kit's path.
  */
 export function checkWireTransaction(wire: Uint8Array): WireCheck {

@@ -17,7 +17,8 @@ export type SupportedMessage = (LegacyCompiledTransactionMessage | V0CompiledTra
   CompiledTransactionMessageWithLifetime;
 
 /**
- * The fast path of the wire guard: the domain's strict wire reader, turned into the objects kit builds.
+ * The fast path of the wire guard: @x84/solana-wire's strict wire reader (the one the facilitator's
+ * /verify uses), turned into the objects kit builds.
  *
  * That reader accepts only bytes with every length prefix in its shortest form, every field
  * complete, nothing left over and one signature per signer. Adding distinct signer keys and a

@@ -1,7 +1,8 @@
 // Real components: litesvm with the real SPL Token program, kit codecs. Time comes from a manual clock.
 import { describe, expect, it } from "bun:test";
-import { generateKeyPairSigner, getBase58Decoder, type Signature } from "@solana/kit";
+import { generateKeyPairSigner, getBase58Decoder, getBase58Encoder, type Signature } from "@solana/kit";
 import { AccountState, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { TransactionRefused } from "../src/index.ts";
 import { createTestLedger, fundWallets, landed, malformedVariants, manualClock, transferWire, USDC } from "./support/fixtures.ts";
 
 describe("embedded ledger: slots and epochs (manual clock)", () => {
@@ -127,5 +128,28 @@ describe("embedded ledger: SECURITY malformed wire bytes never reach litesvm (pr
     const wire = await transferWire({ wallets, amount: 1n, blockhash: ledger.latestBlockhash() });
     const result = ledger.submit(wire.slice(0, -1));
     expect(result).toMatchObject({ ok: false, refusal: { kind: "malformed" } });
+  });
+});
+
+describe("embedded ledger: identity and refusals as errors", () => {
+  it("derives its genesis hash from the seed unless the host sets one", () => {
+    const seed = new Uint8Array(32).fill(5);
+    const derived = createTestLedger({ seed, genesisHash: undefined }).genesisHash();
+    expect(createTestLedger({ seed, genesisHash: undefined }).genesisHash()).toBe(derived);
+    expect(createTestLedger({ seed: new Uint8Array(32).fill(6), genesisHash: undefined }).genesisHash()).not.toBe(derived);
+    expect(getBase58Encoder().encode(derived).length).toBe(32);
+    expect(createTestLedger({ genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcuWFUBDuyi" }).genesisHash()).toBe("EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcuWFUBDuyi");
+  });
+
+  it("TransactionRefused carries the refusal, its error and its logs in the message", async () => {
+    const ledger = createTestLedger();
+    const wallets = await fundWallets(ledger, 5n);
+    const result = ledger.submit(await transferWire({ wallets, amount: 6n, blockhash: ledger.latestBlockhash() }));
+    if (result.ok) throw new Error("an overdraft was accepted");
+    const error = new TransactionRefused(result.refusal);
+    expect(error.refusal).toBe(result.refusal);
+    expect(error.message).toStartWith(result.refusal.message);
+    expect(error.message).toContain('({"InstructionError":[0,{"Custom":1}]})');
+    expect(error.message).toContain("\nlogs:\n");
   });
 });

@@ -14,6 +14,7 @@ import {
   type Refusal,
   type ServeLedgerRpcOptions,
   serveLedgerRpc,
+  TransactionRefused,
 } from "@x84/embedded-ledger";
 import { LedgerError, type Ledger } from "../../application/ports/ledger.ts";
 import { tokenBalanceChanges } from "../../domain/modes/token-balance-changes.ts";
@@ -32,9 +33,7 @@ export type LocalLedgerOptions = Omit<EmbeddedLedgerOptions, "mints" | "genesisH
 
 /** The refusal as the port's error; its code comes from the refusal's error object, as over JSON-RPC. */
 function rejection(refusal: Refusal): LedgerError {
-  const err = refusal.err === null ? "" : ` (${renderTransactionError(refusal.err)})`;
-  const logs = refusal.logs.length > 0 ? `\nlogs:\n${refusal.logs.join("\n")}` : "";
-  return new LedgerError("rejected", `${refusal.message}${err}${logs}`, refusal.logs, transactionErrorCodeOf(refusal.err));
+  return new LedgerError("rejected", new TransactionRefused(refusal).message, refusal.logs, transactionErrorCodeOf(refusal.err));
 }
 
 /** The Ledger port answered by an embedded ledger. */
@@ -86,6 +85,6 @@ export function createLocalLedger(options: LocalLedgerOptions = {}): LocalLedger
 }
 
 /** Serves the ledger's Solana JSON-RPC through this runtime's listener (Bun or Deno) unless one is given. */
-export function serveLocalLedgerRpc(ledger: EmbeddedLedger, options: Omit<ServeLedgerRpcOptions, "listener"> & Partial<Pick<ServeLedgerRpcOptions, "listener">> = {}): LedgerRpcServer {
+export function serveLocalLedgerRpc(ledger: LocalLedger, options: Omit<ServeLedgerRpcOptions, "listener"> & Partial<Pick<ServeLedgerRpcOptions, "listener">> = {}): LedgerRpcServer {
   return serveLedgerRpc(ledger, { ...options, listener: options.listener ?? runtimeHttpListener() });
 }
