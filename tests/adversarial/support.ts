@@ -9,3 +9,10 @@ export async function expectRejected(request: PaymentRequest, deps: VerifyPaymen
   expect(result.ok ? "VALID" : `${result.reason}`).toBe(reason);
   return result;
 }
+
+/** Verifies and asserts the payment passes (a control beside an attack); a refusal shows its reason and message. */
+export async function expectAccepted(request: PaymentRequest, deps: VerifyPaymentDeps): Promise<VerifyPaymentResult> {
+  const result = await verifyPayment(request, deps);
+  expect(result.ok ? "VALID" : `${result.reason}: ${result.message}`).toBe("VALID");
+  return result;
+}
