@@ -6,30 +6,16 @@ import {
   getTransferInstruction,
 } from "@solana-program/token";
 import { address } from "@solana/kit";
-import {
-  ataOf,
-  buildTransaction,
-  computeLimit,
-  computePrice,
-  createActors,
-  memoInstruction,
-  paymentRequest,
-  requirementsFor,
-  systemTransferInstruction,
-  transferInstruction,
-} from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
-import { expectRejected } from "../../adversarial/support.ts";
+import { ataOf, buildTransaction, memoInstruction, systemTransferInstruction, transferInstruction } from "../../verification/support/payment-builder.ts";
+import { buildPaymentWith, createVerifyBench, withBudget } from "./support/verify-bench.ts";
 
 describe("extra instructions that would spend someone's money (kit-built, hand-written fake ledger)", async () => {
-  const actors = await createActors();
-  const requirements = requirementsFor(actors);
-  const budget = [computeLimit(20_000), computePrice(1n)];
+  const { actors, requirements, expectRefused } = await createVerifyBench();
 
   test("a System transfer added is DISALLOWED_PROGRAM", async () => {
     const drain = systemTransferInstruction(actors.payer.address, actors.payTo.address, 1_000_000n);
-    const tx = await buildTransaction(actors, { instructions: [...budget, await transferInstruction(actors), drain] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "DISALLOWED_PROGRAM");
+    const tx = await buildPaymentWith(actors, drain);
+    await expectRefused(tx, "DISALLOWED_PROGRAM");
   });
 
   test("an ATA create added (rent paid by someone) is DISALLOWED_PROGRAM", async () => {
@@ -39,8 +25,8 @@ describe("extra instructions that would spend someone's money (kit-built, hand-w
       owner: actors.payTo.address,
       mint: address(requirements.asset),
     });
-    const tx = await buildTransaction(actors, { instructions: [...budget, create, await transferInstruction(actors)] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "DISALLOWED_PROGRAM");
+    const tx = await buildTransaction(actors, { instructions: withBudget(create, await transferInstruction(actors)) });
+    await expectRefused(tx, "DISALLOWED_PROGRAM");
   });
 
   test("an Approve added is UNEXPECTED_TOKEN_INSTRUCTION", async () => {
@@ -50,8 +36,8 @@ describe("extra instructions that would spend someone's money (kit-built, hand-w
       owner: actors.payer,
       amount: 1_000_000n,
     });
-    const tx = await buildTransaction(actors, { instructions: [...budget, await transferInstruction(actors), approve] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "UNEXPECTED_TOKEN_INSTRUCTION");
+    const tx = await buildPaymentWith(actors, approve);
+    await expectRefused(tx, "UNEXPECTED_TOKEN_INSTRUCTION");
   });
 
   test("a CloseAccount added is UNEXPECTED_TOKEN_INSTRUCTION", async () => {
@@ -60,8 +46,8 @@ describe("extra instructions that would spend someone's money (kit-built, hand-w
       destination: actors.payTo.address,
       owner: actors.payer,
     });
-    const tx = await buildTransaction(actors, { instructions: [...budget, await transferInstruction(actors), close] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "UNEXPECTED_TOKEN_INSTRUCTION");
+    const tx = await buildPaymentWith(actors, close);
+    await expectRefused(tx, "UNEXPECTED_TOKEN_INSTRUCTION");
   });
 
   test("an unchecked Transfer instead of TransferChecked is UNEXPECTED_TOKEN_INSTRUCTION", async () => {
@@ -71,25 +57,25 @@ describe("extra instructions that would spend someone's money (kit-built, hand-w
       authority: actors.payer,
       amount: 1_000n,
     });
-    const tx = await buildTransaction(actors, { instructions: [...budget, plain] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "UNEXPECTED_TOKEN_INSTRUCTION");
+    const tx = await buildTransaction(actors, { instructions: withBudget(plain) });
+    await expectRefused(tx, "UNEXPECTED_TOKEN_INSTRUCTION");
   });
 
   test("no transfer at all is TRANSFER_INSTRUCTION_COUNT", async () => {
-    const tx = await buildTransaction(actors, { instructions: [...budget, memoInstruction()] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "TRANSFER_INSTRUCTION_COUNT");
+    const tx = await buildTransaction(actors, { instructions: withBudget(memoInstruction()) });
+    await expectRefused(tx, "TRANSFER_INSTRUCTION_COUNT");
   });
 
   test("two transfers are TRANSFER_INSTRUCTION_COUNT", async () => {
     const transfer = await transferInstruction(actors);
     const second = await transferInstruction(actors, { amount: 5n });
-    const tx = await buildTransaction(actors, { instructions: [...budget, transfer, second] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "TRANSFER_INSTRUCTION_COUNT");
+    const tx = await buildTransaction(actors, { instructions: withBudget(transfer, second) });
+    await expectRefused(tx, "TRANSFER_INSTRUCTION_COUNT");
   });
 
   test("more instructions than the policy allows is TOO_MANY_INSTRUCTIONS", async () => {
     const memos = Array.from({ length: 6 }, (_, i) => memoInstruction(`m${i}`));
-    const tx = await buildTransaction(actors, { instructions: [...budget, await transferInstruction(actors), ...memos] });
-    await expectRejected(paymentRequest(tx, requirements), verifyDeps(actors), "TOO_MANY_INSTRUCTIONS");
+    const tx = await buildPaymentWith(actors, ...memos);
+    await expectRefused(tx, "TOO_MANY_INSTRUCTIONS");
   });
 });
