@@ -4,7 +4,8 @@ import { createManualClock } from "../../registry/support/manual-clock.ts";
 
 class Unavailable extends Error {}
 
-function setup() {
+/** A snapshot over a counting loader that a test can fail or hold; `schedule` arms refresh-ahead. */
+function setup(schedule?: (callback: () => void, delayMs: number) => () => void) {
   const clock = createManualClock();
   let version = 0;
   let loads = 0;
@@ -15,6 +16,7 @@ function setup() {
     clock,
     ttlMs: 30_000,
     retryMs: 5_000,
+    ...(schedule ? { schedule } : {}),
     unavailable: (cause) => new Unavailable(String(cause)),
     load: async () => {
       loads++;
@@ -101,38 +103,10 @@ function manualSchedule() {
   };
 }
 
+/** The same snapshot, with its refresh-ahead timer in the test's hand. */
 function setupAhead() {
-  const clock = createManualClock();
   const timers = manualSchedule();
-  let version = 0;
-  let loads = 0;
-  let failing: Error | null = null;
-  let gate: Promise<void> | null = null;
-  let release = () => {};
-  const snapshot = createRefreshingSnapshot({
-    clock,
-    ttlMs: 30_000,
-    retryMs: 5_000,
-    schedule: timers.schedule,
-    unavailable: (cause) => new Unavailable(String(cause)),
-    load: async () => {
-      loads++;
-      if (gate) await gate;
-      if (failing) throw failing;
-      return ++version;
-    },
-  });
-  return {
-    clock,
-    timers,
-    snapshot,
-    loads: () => loads,
-    fail: (e: Error | null) => (failing = e),
-    hold: () => {
-      gate = new Promise((r) => (release = () => ((gate = null), r())));
-      return () => release();
-    },
-  };
+  return { ...setup(timers.schedule), timers };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
