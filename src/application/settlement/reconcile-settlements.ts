@@ -2,7 +2,8 @@ import type { Signature } from "@solana/kit";
 import { fromBase64 } from "../../domain/codecs/base64.ts";
 import { type Ledger, isLedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeCharge, SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeBudget } from "./fee-budget.ts";
 
 export type ReconcileReport = Readonly<{ examined: number; settled: number; failed: number; resent: number; open: number }>;
 
@@ -20,7 +21,7 @@ export type ReconcileReport = Readonly<{ examined: number; settled: number; fail
  * and resends of one pass run together, so the store groups the finishes into one statement.
  */
 export async function reconcileSettlements(
-  deps: Readonly<{ ledger: Ledger; store: SettlementStore; logger: Logger }>,
+  deps: Readonly<{ ledger: Ledger; store: SettlementStore; logger: Logger; feeBudget?: FeeBudget }>,
   batchSize = 100,
 ): Promise<ReconcileReport> {
   const open = await deps.store.listUnresolved(batchSize);
@@ -41,7 +42,10 @@ export async function reconcileSettlements(
         return "failed";
       }
       if (!status && isExpired(record, height)) {
-        await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+        const finished = await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+        // It never landed, so its fee was never paid: the charge goes back (once: only the
+        // replica whose finish moved the record gives it back).
+        if (finished && record.feeCharge && deps.feeBudget) await releaseQuietly(deps, record.feeCharge);
         return "failed";
       }
       return !status && (await resend(deps, record)) ? "resent" : "open";
@@ -51,6 +55,14 @@ export async function reconcileSettlements(
   const report = { examined: open.length, settled: count("settled"), failed: count("failed"), resent: count("resent"), open: count("resent") + count("open") };
   if (report.settled + report.failed > 0) deps.logger.info("reconciled settlements", report);
   return report;
+}
+
+async function releaseQuietly(deps: Readonly<{ feeBudget?: FeeBudget; logger: Logger }>, charge: FeeCharge): Promise<void> {
+  try {
+    await deps.feeBudget?.release(charge);
+  } catch (error) {
+    deps.logger.warn("fee budget release failed; the budget stays charged", { error });
+  }
 }
 
 function isExpired(record: SettlementRecord, height: bigint): boolean {

@@ -2,12 +2,15 @@ import type { Ledger } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Repeater } from "../ports/clock.ts";
 import type { SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeBudget } from "./fee-budget.ts";
 import { reconcileSettlements } from "./reconcile-settlements.ts";
 
 export type ReconcilerLoopDeps = Readonly<{
   ledger: Ledger;
   store: SettlementStore;
   logger: Logger;
+  /** Gives back the fee charges of transactions that never landed. */
+  feeBudget?: FeeBudget;
   /** RECONCILE_INTERVAL_SECONDS, in milliseconds. */
   intervalMs: number;
   repeat: Repeater;
@@ -24,7 +27,7 @@ export function startReconcilerLoop(deps: ReconcilerLoopDeps): Readonly<{ stop()
     if (running) return;
     running = true;
     try {
-      await reconcileSettlements({ ledger: deps.ledger, store: deps.store, logger: log });
+      await reconcileSettlements({ ledger: deps.ledger, store: deps.store, logger: log, ...(deps.feeBudget ? { feeBudget: deps.feeBudget } : {}) });
     } catch (error) {
       log.warn("reconciliation pass failed", { error });
     } finally {

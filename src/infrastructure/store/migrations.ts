@@ -93,6 +93,14 @@ CREATE TABLE feedback_detail_uris (
 );
 `;
 
+/**
+ * What each settlement attempt charged to the fee budgets (JSON: payer, feePayer, lamports as a
+ * string, window), so recovery can give the charge back when the transaction never landed.
+ */
+const ADD_SETTLEMENT_FEE_CHARGE = `
+ALTER TABLE settlements ADD COLUMN fee_charge text;
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -100,6 +108,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 4, name: "payment_id_per_payer", sql: SCOPE_PAYMENT_ID_TO_PAYER }),
   Object.freeze({ version: 5, name: "fee_budget_windows", sql: CREATE_FEE_BUDGET_WINDOWS }),
   Object.freeze({ version: 6, name: "feedback_detail_uris", sql: CREATE_FEEDBACK_DETAIL_URIS }),
+  Object.freeze({ version: 7, name: "settlement_fee_charge", sql: ADD_SETTLEMENT_FEE_CHARGE }),
 ]);
 
 /** The schema version a fully migrated database reports. */
