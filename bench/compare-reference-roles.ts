@@ -9,6 +9,7 @@
  *
  * Each prints one `READY {json}` line on stdout and serves until killed.
  */
+import { pipelineDeps, withVerify } from "../tests/verification/support/verify-deps.ts";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorSvmSigner } from "@x402/svm";
@@ -19,7 +20,7 @@ import { silentLogger } from "../src/application/ports/logger.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verification-policy.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
-import { createVerificationCaches } from "../src/application/verification-caches.ts";
+import { createVerificationCaches } from "../src/application/payment/verification-caches.ts";
 import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.ts";
 import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { serveLocalLedgerRpc } from "../src/infrastructure/ledger/local-ledger.ts";
@@ -48,15 +49,7 @@ async function serveLedger(setup: CompareSetup): Promise<void> {
 function serveOurs(setup: CompareSetup, rpcUrl: string): void {
   const ledger = createRpcLedger({ url: rpcUrl });
   const app = new Elysia().use(errorLayer(silentLogger)).use(
-    facilitatorVerifyRoutes({
-      ledger,
-      feePayers: () => [setup.feePayer],
-      policy: DEFAULT_VERIFICATION_POLICY,
-      network: SOLANA_DEVNET,
-      asset: USDC,
-      simulate: true,
-      ...createVerificationCaches(ledger),
-    }),
+    facilitatorVerifyRoutes(withVerify(pipelineDeps(ledger, [setup.feePayer]))),
   );
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   ready({ url: `http://127.0.0.1:${server.port}/verify` });

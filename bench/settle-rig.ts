@@ -8,8 +8,8 @@ import type { Address } from "@solana/kit";
 import postgres from "postgres";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { type SettlementService, createSettlementService } from "../src/application/settlement/settle-payment.ts";
-import { standardSettlementVerifier } from "../src/application/settlement/settlement-verifier.ts";
-import type { VerifyPaymentDeps } from "../src/application/verify-payment.ts";
+import { settlementVerifier, verifyPayment } from "../src/application/payment/verify.ts";
+import { pipelineDeps } from "../tests/verification/support/verify-deps.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../src/http/facilitator-app.ts";
@@ -20,7 +20,7 @@ import { createFeeBudget } from "../src/application/settlement/fee-budget.ts";
 import { type OpenedStore, type SqlExecutor, createSqlSettlementStore, openStore } from "../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
 import type { FundingLedger } from "../tests/settlement/support/payments.ts";
-import { createVerificationCaches } from "../src/application/verification-caches.ts";
+import { createVerificationCaches } from "../src/application/payment/verification-caches.ts";
 
 export type BenchRig = Readonly<{
   /** Funding and blockhashes through the ledger's JSON-RPC cheat codes. */
@@ -53,15 +53,7 @@ export async function startBenchRig(options: BenchRigOptions): Promise<BenchRig>
   const feePayer = signer.address;
   await rpcCall(options.ledgerUrl, "requestAirdrop", [feePayer, 1_000_000_000_000]);
 
-  const verifyDeps: VerifyPaymentDeps = {
-    ledger: rpcLedger,
-    feePayers: [feePayer],
-    policy: DEFAULT_VERIFICATION_POLICY,
-    network: SOLANA_DEVNET,
-    asset: DEVNET_USDC_MINT as Address,
-    simulate: true,
-    ...createVerificationCaches(rpcLedger),
-  };
+  const verifyDeps = pipelineDeps(rpcLedger, [feePayer]);
   // The fee budget as production composes it without REDIS_URL: its counters in the same database
   // (limits far above the run, so only its cost shows).
   const feeBudget = createFeeBudget(
@@ -75,7 +67,7 @@ export async function startBenchRig(options: BenchRigOptions): Promise<BenchRig>
     feeBudget,
     logger: silentLogger,
     network: SOLANA_DEVNET,
-    verify: standardSettlementVerifier(verifyDeps),
+    verify: settlementVerifier(verifyDeps),
     sign: async (_address, message) => {
       const [signature] = await signer.signMessages([message]);
       if (!signature) throw new Error("no signature");
@@ -83,7 +75,7 @@ export async function startBenchRig(options: BenchRigOptions): Promise<BenchRig>
     },
   });
   const ok = async () => ({ status: "ok" as const });
-  const app = createFacilitatorApp({ ...verifyDeps, feePayers: () => [feePayer], settlement, logger: silentLogger, health: { ledger: ok, store: ok, signer: ok }, version: "bench" });
+  const app = createFacilitatorApp({ ...verifyDeps, verify: (request) => verifyPayment(request, verifyDeps), settlement, logger: silentLogger, health: { ledger: ok, store: ok, signer: ok }, version: "bench" });
 
   return Object.freeze({
     funding,

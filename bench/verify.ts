@@ -11,13 +11,14 @@
  *
  * Targets (2-core machine): simulation off >= 10,000 req/s with p99 < 10 ms.
  */
+import { pipelineDeps, withVerify } from "../tests/verification/support/verify-deps.ts";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verification-policy.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
-import { createVerificationCaches } from "../src/application/verification-caches.ts";
+import { createVerificationCaches } from "../src/application/payment/verification-caches.ts";
 import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.ts";
 import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { serveLocalLedgerRpc } from "../src/infrastructure/ledger/local-ledger.ts";
@@ -42,15 +43,7 @@ async function serve(setup: Setup, simulate: boolean): Promise<void> {
   for (const payer of setup.payers) await ledger.setTokenAccount(payer, USDC, { amount: 1_000_000_000_000n });
   const rpc = serveLocalLedgerRpc(ledger, { port: 0 });
   const app = new Elysia().use(errorLayer(silentLogger)).use(
-    facilitatorVerifyRoutes({
-      ledger,
-      feePayers: () => [setup.feePayer],
-      policy: DEFAULT_VERIFICATION_POLICY,
-      network: SOLANA_DEVNET,
-      asset: USDC,
-      simulate,
-      ...createVerificationCaches(ledger),
-    }),
+    facilitatorVerifyRoutes(withVerify(pipelineDeps(ledger, [setup.feePayer], { simulate }))),
   );
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   console.log(`READY ${JSON.stringify({ url: `http://127.0.0.1:${server.port}/verify`, rpcUrl: rpc.url })}`);

@@ -8,13 +8,10 @@ import type { Signer } from "./application/ports/signer.ts";
 import { systemClock, systemRepeater } from "./application/ports/clock.ts";
 import { startReconcilerLoop } from "./application/settlement/reconciler-loop.ts";
 import { type SettlementService, createSettlementService } from "./application/settlement/settle-payment.ts";
-import { settlementVerifier } from "./application/settlement/settlement-verifier.ts";
 import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
-import type { VerifyPaymentDeps } from "./application/verify-payment.ts";
-import { createVerificationCaches } from "./application/verification-caches.ts";
-import { type PaymentCheckDeps, checkPayment } from "./application/modes/check-payment.ts";
-import { modeDepsOf } from "./application/modes/check-mode-payment.ts";
-import { modeReplayAuthorized, modeReplayKeyOf } from "./application/modes/mode-replay.ts";
+import type { PaymentDeps } from "./application/payment/payment-deps.ts";
+import { createVerificationCaches } from "./application/payment/verification-caches.ts";
+import { replayAuthorized, replayKeyOf, settlementVerifier, verifyPayment } from "./application/payment/verify.ts";
 import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
@@ -144,7 +141,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const counters = windowCounterFactory(config.REDIS_URL, store.executor);
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
 
-  const verifyDeps: VerifyPaymentDeps = {
+  const paymentDeps: PaymentDeps = {
     ledger,
     feePayers: () => feePayers.addresses,
     policy: createVerificationPolicy({
@@ -154,9 +151,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       maxPriorityFeeLamports: BigInt(config.PRIORITY_FEE_MAX_LAMPORTS),
     }),
     network: config.NETWORK,
-    asset: acceptedAssets[0] as Address,
     assets: acceptedAssets,
-    ...(protocolFee ? { protocolFee } : {}),
+    assetDecimals: USDC_DECIMALS,
+    protocolFee: protocolFee ?? null,
     minimumAmounts: parseMinimumAmounts(config.MIN_PAYMENT_AMOUNT, acceptedAssets),
     simulate: config.VERIFY_SIMULATE,
     ...createVerificationCaches(ledger),
@@ -165,9 +162,10 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId.payer, paymentId.paymentId) : null);
       return record?.state === "settled";
     },
+    clock: systemClock,
+    programId: config.REGISTRY_PROGRAM_ID as Address,
   };
 
-  const checkDeps: PaymentCheckDeps = { ...verifyDeps, clock: systemClock, programId: config.REGISTRY_PROGRAM_ID as Address };
   const settlement =
     feePayers.addresses.length === 0
       ? null
@@ -181,9 +179,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
           clock: systemClock,
           onFeeSpent: (outcome, feePayer, lamports) =>
             metrics.increment("x402_fee_payer_lamports_spent_total", "Lamports our fee payers paid in fees, by outcome", { outcome, fee_payer: feePayer }, Number(lamports)),
-          verify: settlementVerifier({ ...checkDeps, assetDecimals: USDC_DECIMALS }),
-          replayKeyOf: modeReplayKeyOf({ network: config.NETWORK, assets: acceptedAssets }),
-          replayAuthorized: modeReplayAuthorized(modeDepsOf(checkDeps)),
+          verify: settlementVerifier(paymentDeps),
+          replayKeyOf: replayKeyOf(paymentDeps),
+          replayAuthorized: replayAuthorized(paymentDeps),
           sign: async (address, message) => {
             const [signature] = await feePayers.sign(address, [message]);
             if (!signature) throw new Error("signer returned no signature");
@@ -203,10 +201,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     },
   };
   const facilitatorApp = createFacilitatorApp({
-    ...verifyDeps,
-    feePayers: () => feePayers.addresses,
+    ...paymentDeps,
     verify: async (request) => {
-      const result = await checkPayment(request, checkDeps);
+      const result = await verifyPayment(request, paymentDeps);
       metrics.increment("x402_verifications_total", "Payments verified, by outcome", { outcome: result.ok ? "valid" : result.reason });
       return result;
     },

@@ -6,7 +6,7 @@ import { silentLogger } from "../../src/application/ports/logger.ts";
 import { MAX_BODY_BYTES, errorLayer } from "../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
 import { buildTransaction, createActors, requirementsFor, requirementsJson } from "../verification/support/payment-builder.ts";
-import { verifyDeps } from "../verification/support/verify-deps.ts";
+import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
 
 const CHUNK = 64 * 1024;
 const HUNDRED_MB = 100 * 1024 * 1024;
@@ -44,7 +44,7 @@ describe("request body size attacks on POST /verify", async () => {
   const actors = await createActors();
   const app = new Elysia()
     .use(errorLayer(silentLogger))
-    .use(facilitatorVerifyRoutes({ ...verifyDeps(actors), feePayers: () => [actors.feePayer.address] }));
+    .use(facilitatorVerifyRoutes(withVerify(verifyDeps(actors))));
   const requirements = requirementsJson(requirementsFor(actors));
   const paymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction: await buildTransaction(actors) } };
 

@@ -13,7 +13,7 @@ import { normalisePaymentRequest } from "../../src/http/facilitator/payment-requ
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
 import { HttpError } from "../../src/http/http-error.ts";
 import { createActors } from "../verification/support/payment-builder.ts";
-import { verifyDeps } from "../verification/support/verify-deps.ts";
+import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
 import { jsonRequest } from "./support/contract.ts";
 
 const R = EXAMPLE_REQUIREMENTS;
@@ -77,7 +77,7 @@ describe("the payment request body schema", async () => {
   const actors = await createActors();
   const app = new Elysia({ normalize: false })
     .use(errorLayer(silentLogger))
-    .use(facilitatorVerifyRoutes({ ...verifyDeps(actors, { simulate: false }), feePayers: () => [actors.feePayer.address] }));
+    .use(facilitatorVerifyRoutes(withVerify(verifyDeps(actors, { simulate: false }))));
 
   for (const [name, body] of Object.entries(ACCEPTED)) {
     test(`accepts ${name} (compiled check and route alike)`, async () => {

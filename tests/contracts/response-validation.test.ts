@@ -13,7 +13,7 @@ import { createFacilitatorApp } from "../../src/http/facilitator-app.ts";
 import { EXAMPLE_V2_REQUEST } from "../../src/http/facilitator/examples.ts";
 import type { TestService } from "../settlement/support/service-harness.ts";
 import { createActors } from "../verification/support/payment-builder.ts";
-import { verifyDeps } from "../verification/support/verify-deps.ts";
+import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
 import { type App, jsonOf, jsonRequest, problems, responseSchema, toDocumentPath } from "./support/contract.ts";
 import { startContractService } from "./support/contract-service.ts";
 
@@ -36,8 +36,7 @@ const health = { ledger: ok, store: ok, signer: ok };
 async function facilitatorWith(overrides: Readonly<{ verify?: unknown; settlement?: unknown }>, errors: Logged[]) {
   const actors = await createActors();
   return createFacilitatorApp({
-    ...verifyDeps(actors),
-    feePayers: () => [actors.feePayer.address],
+    ...withVerify(verifyDeps(actors)),
     ...(overrides.verify ? { verify: overrides.verify as never } : {}),
     settlement: (overrides.settlement ?? null) as SettlementService | null,
     logger: recordingLogger(errors),

@@ -9,14 +9,17 @@ import { systemClock } from "../../src/application/ports/clock.ts";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { createSignerPool } from "../../src/application/signer-pool.ts";
 import { pingProbe } from "../../src/application/health.ts";
-import { DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
+import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../src/domain/networks.ts";
 import { createVerificationPolicy } from "../../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../../src/http/facilitator-app.ts";
 import { createPrometheusMetrics } from "../../src/infrastructure/metrics/prometheus-metrics.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../../src/infrastructure/signers/local-signer.ts";
 import { openStore } from "../../src/infrastructure/store/index.ts";
-import { createVerificationCaches } from "../../src/application/verification-caches.ts";
+import { createVerificationCaches } from "../../src/application/payment/verification-caches.ts";
+import type { PaymentDeps } from "../../src/application/payment/payment-deps.ts";
+import { verifyPayment } from "../../src/application/payment/verify.ts";
+import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../src/domain/registry/pdas.ts";
 
 declare const Deno: {
   args: string[];
@@ -30,14 +33,22 @@ const store = await openStore({ inMemory: true });
 const signer = await createLocalSigner(crypto.getRandomValues(new Uint8Array(32)), "deno smoke key");
 const pool = createSignerPool([signer], { clock: systemClock });
 
-const app = createFacilitatorApp({
+const paymentDeps: PaymentDeps = {
   ledger,
   feePayers: () => pool.addresses,
   policy: createVerificationPolicy(),
   network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-  asset: DEVNET_USDC_MINT as Address,
+  assets: [DEVNET_USDC_MINT as Address],
+  assetDecimals: USDC_DECIMALS,
+  protocolFee: null,
+  clock: systemClock,
+  programId: DEFAULT_REGISTRY_PROGRAM_ID as Address,
   simulate: true,
   ...createVerificationCaches(ledger),
+};
+const app = createFacilitatorApp({
+  ...paymentDeps,
+  verify: (request) => verifyPayment(request, paymentDeps),
   settlement: null,
   logger: silentLogger,
   version: "deno-smoke",

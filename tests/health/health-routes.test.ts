@@ -20,7 +20,7 @@ import { createFakeLedger } from "../registry/support/fake-ledger.ts";
 import { createManualClock } from "../registry/support/manual-clock.ts";
 import { PROGRAM_ID } from "../registry/support/registry-fixtures.ts";
 import { createActors } from "../verification/support/payment-builder.ts";
-import { verifyDeps } from "../verification/support/verify-deps.ts";
+import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
 
 type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
 type Reply = Readonly<{ status: number; body: Record<string, unknown> }>;
@@ -54,7 +54,7 @@ const calls = (p: Probes) => p.ledger.calls + p.store.calls + p.signer.calls;
 async function facilitatorApp(health: HealthProbes, apiKeys: { name: string; sha256: string }[] | null = null) {
   const actors = await createActors();
   const deps = verifyDeps(actors);
-  return createFacilitatorApp({ ...deps, feePayers: () => [actors.feePayer.address], settlement: null, logger: silentLogger, health, version: "9.9.9", apiKeys });
+  return createFacilitatorApp({ ...withVerify(deps), settlement: null, logger: silentLogger, health, version: "9.9.9", apiKeys });
 }
 
 function registryApp(health: HealthProbes) {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSigner, getBase58Decoder, getTransactionEncoder, getU64Encoder, signTransaction, type Address, type Signature } from "@solana/kit";
-import { buildDelegatedTransfer } from "../../src/application/modes/build-delegated-transfer.ts";
-import { readTokenAccount } from "../../src/application/modes/read-token-account.ts";
-import { checkModePayment, type ModeCheckDeps } from "../../src/application/modes/check-mode-payment.ts";
+import { buildDelegatedTransfer } from "../../src/application/payment/modes/build-delegated-transfer.ts";
+import { readTokenAccount } from "../../src/application/payment/token-accounts.ts";
+import type { PaymentDeps } from "../../src/application/payment/payment-deps.ts";
+import { checkModePayment, modeDeps } from "./support/mode-deps.ts";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
@@ -17,8 +18,8 @@ import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "./sup
 
 const clock = { now: () => NOW_MS };
 
-function depsFor(ledger: LocalLedger, feePayer: Address): ModeCheckDeps {
-  return { ledger, clock, programId: PROGRAM_ID, feePayers: [feePayer] };
+function depsFor(ledger: LocalLedger, feePayer: Address): PaymentDeps {
+  return modeDeps(ledger, clock, [feePayer]);
 }
 
 describe("atomic and attestation modes on the embedded ledger (litesvm, real SPL Token transfers, seeded PaymentReceipt)", () => {

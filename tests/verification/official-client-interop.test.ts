@@ -4,15 +4,17 @@ import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/client";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import { silentLogger } from "../../src/application/ports/logger.ts";
-import { verifyPayment } from "../../src/application/verify-payment.ts";
-import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
+import { verifyPayment } from "../../src/application/payment/verify.ts";
+import { DEVNET_USDC_MINT, SOLANA_DEVNET, USDC_DECIMALS } from "../../src/domain/networks.ts";
+import { systemClock } from "../../src/application/ports/clock.ts";
+import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../src/domain/registry/pdas.ts";
 import type { PaymentRequest } from "../../src/domain/payment/payment-request.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../../src/domain/verification/verification-policy.ts";
 import { errorLayer } from "../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
 import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { createVerificationCaches } from "../../src/application/verification-caches.ts";
+import { createVerificationCaches } from "../../src/application/payment/verification-caches.ts";
 
 /**
  * The official x402 client (@x402/svm ExactSvmScheme, v2 and v1) builds payments against the
@@ -40,7 +42,11 @@ describe("interop: @x402/svm client payments verified against the embedded ledge
     feePayers: () => [feePayer.address],
     policy: DEFAULT_VERIFICATION_POLICY,
     network: SOLANA_DEVNET,
-    asset: usdc,
+    assets: [usdc],
+    assetDecimals: USDC_DECIMALS,
+    protocolFee: null,
+    clock: systemClock,
+    programId: DEFAULT_REGISTRY_PROGRAM_ID as Address,
     simulate: true,
     ...createVerificationCaches(ledger),
   };
@@ -53,7 +59,7 @@ describe("interop: @x402/svm client payments verified against the embedded ledge
     maxTimeoutSeconds: 60,
     extra: { feePayer: feePayer.address },
   } as const;
-  const app = new Elysia().use(errorLayer(silentLogger)).use(facilitatorVerifyRoutes(deps));
+  const app = new Elysia().use(errorLayer(silentLogger)).use(facilitatorVerifyRoutes({ ...deps, verify: (request) => verifyPayment(request, deps) }));
   const postVerify = async (body: unknown) =>
     (await app.handle(
       new Request("http://facilitator/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),

@@ -5,14 +5,14 @@ import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { errorLayer } from "../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
 import { buildTransaction, createActors, requirementsFor, requirementsJson } from "./support/payment-builder.ts";
-import { verifyDeps } from "./support/verify-deps.ts";
+import { verifyDeps, withVerify } from "./support/verify-deps.ts";
 
 describe("POST /verify and GET /supported through app.handle (Elysia, hand-written fake ledger)", async () => {
   const actors = await createActors();
   const deps = verifyDeps(actors);
   const app = new Elysia()
     .use(errorLayer(silentLogger))
-    .use(facilitatorVerifyRoutes({ ...deps, feePayers: () => [actors.feePayer.address] }));
+    .use(facilitatorVerifyRoutes(withVerify(deps)));
   const transaction = await buildTransaction(actors);
   const requirements = requirementsJson(requirementsFor(actors));
   const v2Payload = { x402Version: 2, accepted: requirements, payload: { transaction } };
@@ -125,7 +125,7 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
     const second = (await createActors()).feePayer.address;
     const multi = new Elysia()
       .use(errorLayer(silentLogger))
-      .use(facilitatorVerifyRoutes({ ...deps, feePayers: () => [actors.feePayer.address, second] }));
+      .use(facilitatorVerifyRoutes(withVerify({ ...deps, feePayers: () => [actors.feePayer.address, second] })));
     const response = await multi.handle(new Request("http://facilitator/supported"));
     expect(response.status).toBe(200);
     // The declared policy: the default caps, no minimum, no split, any payTo.

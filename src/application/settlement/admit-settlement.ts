@@ -1,13 +1,14 @@
 import { isCoded } from "../../domain/coded-error.ts";
 import type { ReasonCode } from "../../domain/reason-codes.ts";
-import type { LedgerPreflight } from "../ledger-preflight.ts";
+import type { LedgerPreflight } from "../payment/ledger-preflight.ts";
 import { isLedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
 import { type BlockhashWindow, readBlockhashWindow } from "./blockhash-window.ts";
 import type { CallerKind, FeeReservation } from "./fee-budget.ts";
 import { answerFromPrevious, payerPaymentIdOf } from "./previous-settlement.ts";
 import { type SettleResponse, settleFailure } from "./settle-response.ts";
-import type { SettleTransactionDeps, TransactionCandidate } from "./settlement-candidate.ts";
+import type { TransactionCandidate } from "../payment/settlement-candidate.ts";
+import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
 
 export type Admission =
   | Readonly<{ kind: "answered"; response: SettleResponse }>

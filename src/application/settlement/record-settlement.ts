@@ -1,7 +1,9 @@
 import { answerFromPrevious, awaitExisting, payerPaymentIdOf } from "./previous-settlement.ts";
 import type { SettleResponse } from "./settle-response.ts";
 import { describePaymentId, settleFailure, settleResultOf } from "./settle-response.ts";
-import { type RecordCandidate, type SettleTransactionDeps, draftOf } from "./settle-transaction.ts";
+import type { RecordCandidate } from "../payment/settlement-candidate.ts";
+import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
+import { draftOf } from "./settle-transaction.ts";
 
 /**
  * Atomic and attestation modes: nothing is signed or sent, the verified on-chain payment is

@@ -1,5 +1,4 @@
 import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
-import type { ReasonCode } from "../../domain/reason-codes.ts";
 import { nowOf } from "../ports/clock.ts";
 import { isLedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
@@ -9,14 +8,11 @@ import type { CallerKind } from "./fee-budget.ts";
 import { termsConflict } from "./previous-settlement.ts";
 import { recordSettlement } from "./record-settlement.ts";
 import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
-import { type SettleTransactionDeps, type SettlementCandidate, settleTransaction } from "./settle-transaction.ts";
+import type { SettlementCandidate, VerifyForSettlement } from "../payment/settlement-candidate.ts";
+import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
+import { settleTransaction } from "./settle-transaction.ts";
 
 const ANONYMOUS: SettleContext = Object.freeze({ caller: "anonymous" });
-
-/** Verification as settlement needs it: the static rules; the candidate's preflight runs the ledger's part. */
-export type VerifyForSettlement = (
-  request: PaymentRequest,
-) => Promise<Readonly<{ ok: true; candidate: SettlementCandidate }> | Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>>;
 
 /** Who is asking: an API-key caller may spend the fee payer's reserved budget share (FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT). */
 export type SettleContext = Readonly<{ caller: CallerKind }>;

@@ -9,10 +9,11 @@ import { confirmTransaction } from "./confirm-transaction.ts";
 import type { CallerKind, FeeReservation } from "./fee-budget.ts";
 import { awaitExisting } from "./previous-settlement.ts";
 import { type SettleResponse, describePaymentId, settleFailure } from "./settle-response.ts";
-import type { SettleTransactionDeps, TransactionCandidate } from "./settlement-candidate.ts";
+import type { TransactionCandidate } from "../payment/settlement-candidate.ts";
+import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
 import { submitTransaction } from "./submit-transaction.ts";
 
-export type { FeePayerSigning, FeeSpentObserver, RecordCandidate, SettlementCandidate, SettleTransactionDeps, TransactionCandidate } from "./settlement-candidate.ts";
+
 
 /**
  * Steps 3-6 of the spec's settle order: idempotency check, co-sign, claim, submit, confirm,

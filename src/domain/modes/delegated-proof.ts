@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { checkProofWindow, PROOF_WINDOW_SECONDS, proofMessage, verifyProofSignature } from "./signed-proof.ts";
 
 /** First line of the proof message; a new layout gets a new version, never a changed v1. */

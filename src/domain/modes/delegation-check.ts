@@ -1,7 +1,7 @@
 import { getU64Decoder, type Address } from "@solana/kit";
 import { hasDiscriminator } from "../registry/borsh-codecs.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../registry/agent-identity.ts";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import type { OwnedAccount } from "./owned-account.ts";
 import { decodeDelegation, type Delegation } from "./delegation.ts";
 

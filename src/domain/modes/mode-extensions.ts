@@ -1,6 +1,6 @@
 import { getBase58Encoder, getBase64Encoder, isAddress, isSignature, type Address, type Signature } from "@solana/kit";
 import type { PaymentExtensions } from "../payment/payment-request.ts";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { MODE_NAMES, type ModeName } from "../settlement/settlement-mode.ts";
 
 export type { ModeName };

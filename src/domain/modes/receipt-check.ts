@@ -1,5 +1,5 @@
 import { bytesEqual, getBase58Encoder, type Address, type Signature } from "@solana/kit";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import type { OwnedAccount } from "./owned-account.ts";
 import { MODE_RECEIPT_MISMATCH } from "./mode-reasons.ts";
 import { decodePaymentReceipt, type PaymentReceipt } from "./payment-receipt.ts";

@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { checkProofWindow, proofMessage, verifyProofSignature } from "./signed-proof.ts";
 
 /** First line of the receipt-claim message; a new layout gets a new version, never a changed v1. */

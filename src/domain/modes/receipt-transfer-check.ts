@@ -1,5 +1,5 @@
 import type { Signature } from "@solana/kit";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { MODE_RECEIPT_MISMATCH, MODE_TRANSFER_MISMATCH, MODE_TX_FAILED } from "./mode-reasons.ts";
 import { balanceChangeOf, type TokenBalanceChange } from "./token-balance-changes.ts";
 

@@ -1,7 +1,7 @@
 import { verifyAsync } from "@noble/ed25519";
 import { getAddressEncoder, type Address } from "@solana/kit";
 import type { ReasonCode } from "../reason-codes.ts";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 const addressEncoder = getAddressEncoder();
 

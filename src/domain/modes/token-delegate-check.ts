@@ -1,17 +1,10 @@
+import type { TokenAccountView } from "../payment/token-account-view.ts";
 import type { Address } from "@solana/kit";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { DELEGATION_INSUFFICIENT_FUNDS } from "./mode-reasons.ts";
 
 /** The SPL Token account fields the delegated modes depend on (decoded by the caller). */
-export type TokenAccountView = Readonly<{
-  address: Address;
-  mint: Address;
-  owner: Address;
-  amount: bigint;
-  delegate: Address | null;
-  delegatedAmount: bigint;
-  frozen: boolean;
-}>;
+export type { TokenAccountView } from "../payment/token-account-view.ts";
 
 export type TokenDelegateUse = Readonly<{
   payer: Address;

@@ -1,3 +1,5 @@
+import { MODE_NAMES, type SettlementMode } from "../settlement/settlement-mode.ts";
+
 /**
  * The internal (x402 v2) form of a payment request. The HTTP layer normalises both wire
  * forms (v2 object, v1 base64 string) into this before anything is checked, so every
@@ -56,4 +58,14 @@ export function paymentIdOf(payload: PaymentPayload): string | null {
 /** `extensions.mode` when present (any type: the mode checks judge it), else undefined. */
 export function settlementModeOf(payload: PaymentPayload): unknown {
   return payload.extensions?.["mode"];
+}
+
+/**
+ * The settlement mode a payment asks for: `standard` without `extensions.mode`, the named mode
+ * (aliases already made canonical at the HTTP edge), or null for a value that names no mode.
+ */
+export function paymentModeOf(payload: PaymentPayload): SettlementMode | null {
+  const mode = settlementModeOf(payload);
+  if (mode === undefined) return "standard";
+  return typeof mode === "string" && (MODE_NAMES as readonly string[]).includes(mode) ? (mode as SettlementMode) : null;
 }

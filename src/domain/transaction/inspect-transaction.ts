@@ -7,7 +7,7 @@ import {
   type Transaction,
   type TransactionMessageBytes,
 } from "@solana/kit";
-import { reject, type Rejection } from "../verification/rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { createAddressCache } from "./address-cache.ts";
 import { decodeInstructionMeaning } from "./decode-instruction.ts";
 import type { InspectedInstruction, SignatureSlot, TransactionView } from "./transaction-view.ts";

@@ -1,5 +1,5 @@
 import type { TransactionView } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
 
 /** Solana's base fee, charged to the fee payer for every required signature. */

@@ -1,6 +1,6 @@
 import type { Address } from "@solana/kit";
 import type { TransactionView } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 /**
  * SECURITY: the transaction's fee payer must be one of our signers, and the one the resource

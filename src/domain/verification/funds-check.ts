@@ -1,7 +1,7 @@
-import type { TokenAccountView } from "../modes/token-delegate-check.ts";
+import type { TokenAccountView } from "../payment/token-account-view.ts";
 import type { PaymentRequirements } from "../payment/payment-request.ts";
 import type { TransferChecked } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 /**
  * SECURITY: the payment must be fundable before we sign anything: each co-signature may be a paid

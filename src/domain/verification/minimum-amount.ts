@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from "../payment/payment-request.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 /** MIN_PAYMENT_AMOUNT: the smallest amount accepted per asset, in base units (absent: no minimum beyond 1). */
 export type MinimumAmounts = ReadonlyMap<string, bigint>;

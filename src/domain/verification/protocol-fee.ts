@@ -2,7 +2,7 @@ import type { Address } from "@solana/kit";
 import type { AtaDeriver } from "../payment/associated-token-account.ts";
 import type { PaymentRequirements } from "../payment/payment-request.ts";
 import type { TransferChecked } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 /** The operator's opt-in protocol-fee split (PROTOCOL_FEE_TREASURY, PROTOCOL_FEE_BPS). */
 export type ProtocolFeeSplit = Readonly<{ treasury: Address; bps: number }>;

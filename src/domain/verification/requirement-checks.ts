@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from "../payment/payment-request.ts";
 import { type MinimumAmounts, checkMinimumAmount } from "./minimum-amount.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 /** What this facilitator serves: one scheme, one network, the accepted assets (USDC_MINT) and their minimums. */
 export type SupportedKind = Readonly<{ network: string; assets: readonly string[]; minimumAmounts?: MinimumAmounts }>;

@@ -1,5 +1,5 @@
 import type { TransactionView } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 /**
  * SECURITY: every required signature other than the fee payer's is verified over the message

@@ -2,7 +2,7 @@ import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "@solana-program/compute-budget";
 import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { isMemoProgram } from "@x84/solana-wire";
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
 
 /** SECURITY: a packet over the limit is refused by the network; over our cap it wastes our work. */

@@ -2,7 +2,7 @@ import type { Address } from "@solana/kit";
 import type { AtaDeriver } from "../payment/associated-token-account.ts";
 import type { PaymentRequirements } from "../payment/payment-request.ts";
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 
 export function checkMint(transfer: TransferChecked, requirements: PaymentRequirements): Rejection | null {
   return transfer.mint === requirements.asset

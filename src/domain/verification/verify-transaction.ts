@@ -4,7 +4,7 @@ import type { PaymentRequirements } from "../payment/payment-request.ts";
 import { decodeBase64Transaction, inspectWireTransaction } from "../transaction/inspect-transaction.ts";
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
 import { checkFeePayerIsOurs, checkFeePayerNotInInstructions, checkFeePayerSlotEmpty } from "./fee-payer-checks.ts";
-import { reject, type Rejection } from "./rejection.ts";
+import { reject, type Rejection } from "../rejection.ts";
 import { checkPayerSignatures, type VerificationKeyCache } from "./signature-checks.ts";
 import { checkComputeLimits, checkPriorityFee, checkSignatureCount, readComputeBudget, transactionFeeLamports } from "./fee-checks.ts";
 import {

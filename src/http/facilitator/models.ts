@@ -1,7 +1,7 @@
 import { type TProperties, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { REASON_CODES } from "../../domain/reason-codes.ts";
-import { MODE_EXTENSION_IDS } from "../../application/modes/mode-table.ts";
+import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
 import { decimalAtMostPattern } from "../decimal-pattern.ts";
 import { enumSchema } from "../enum-schema.ts";
 import { ERROR_CODE, ERROR_PHRASE } from "../validation-messages.ts";

@@ -8,7 +8,7 @@ import type {
   PaymentRequirements,
   ResourceInfo,
 } from "../../domain/payment/payment-request.ts";
-import { canonicalModeName } from "../../application/modes/mode-table.ts";
+import { canonicalModeName } from "../../application/payment/mode-table.ts";
 import { HttpError } from "../http-error.ts";
 import { violationMessages } from "../validation-messages.ts";
 import { PaymentRequestBody, type PaymentRequirementsModel, V1PaymentPayloadModel } from "./models.ts";

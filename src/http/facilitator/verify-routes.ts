@@ -2,8 +2,9 @@ import type { Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import { v1NetworkFromCaip2 } from "../../domain/networks.ts";
 import { settlementModeOf, type PaymentRequest } from "../../domain/payment/payment-request.ts";
-import { MODE_EXTENSION_IDS } from "../../application/modes/mode-table.ts";
-import { verifyPayment, type VerifyPaymentDeps, type VerifyPaymentResult } from "../../application/verify-payment.ts";
+import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
+import type { PaymentVerdict } from "../../application/payment/mode-policy.ts";
+import type { PaymentDeps } from "../../application/payment/payment-deps.ts";
 import { errorResponses } from "../error-models.ts";
 import { toPaymentRequest } from "./payment-request.ts";
 import {
@@ -16,22 +17,20 @@ import {
   VerifyResponseModel,
 } from "./models.ts";
 
-export type FacilitatorVerifyDeps = Omit<VerifyPaymentDeps, "feePayers"> &
+/** What /supported declares: the network, the fee payers, the assets and the policy the pipeline enforces. */
+export type SupportedDeps = Pick<PaymentDeps, "network" | "feePayers" | "assets" | "policy" | "minimumAmounts" | "protocolFee" | "payToPolicy">;
+
+export type FacilitatorVerifyDeps = SupportedDeps &
   Readonly<{
-    /** Every configured fee-payer address, first one advertised in `kinds`. */
-    feePayers: () => readonly Address[];
-    /**
-     * Optional replacement for the standard verification, e.g. one that adds the settlement-mode
-     * checks. Defaults to {@link verifyPayment} with these deps.
-     */
-    verify?: (request: PaymentRequest) => Promise<VerifyOutcome>;
+    /** The payment pipeline's /verify entry point (application/payment/verify.ts: every kind of payment). */
+    verify: (request: PaymentRequest) => Promise<PaymentVerdict>;
   }>;
 
 /** POST /verify and GET /supported as one Elysia plugin. */
 export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
-  const verify = deps.verify ?? ((request: PaymentRequest) => verifyPayment(request, deps));
+  const verify = deps.verify;
   return new Elysia({ name: "facilitator-verify" })
-    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets ?? [deps.asset], declaredPolicyOf(deps)), {
+    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets, declaredPolicyOf(deps)), {
       response: { 200: SupportedResponseModel, ...errorResponses([500]) },
       detail: {
         operationId: "supported",
@@ -78,7 +77,7 @@ export function supportedResponse(network: string, feePayers: readonly Address[]
  * The policy /supported declares, from the same settings verification enforces (no peer declares
  * it: hosted facilitators narrowed their bands silently, x402 issues #3268 and #3351).
  */
-export function declaredPolicyOf(deps: Pick<FacilitatorVerifyDeps, "policy" | "minimumAmounts" | "protocolFee" | "payToPolicy">): SupportedPolicy {
+export function declaredPolicyOf(deps: Pick<SupportedDeps, "policy" | "minimumAmounts" | "protocolFee" | "payToPolicy">): SupportedPolicy {
   const { policy } = deps;
   return {
     maxComputeUnitLimit: policy.maxComputeUnitLimit,
@@ -92,7 +91,7 @@ export function declaredPolicyOf(deps: Pick<FacilitatorVerifyDeps, "policy" | "m
 }
 
 /** What the verify route needs from any verification: who pays, or why it is refused. */
-export type VerifyOutcome = Readonly<{ ok: true; payer: string }> | Extract<VerifyPaymentResult, { ok: false }>;
+export type VerifyOutcome = PaymentVerdict;
 
 /** Maps the use case's result to the x402 v2 verify response; the mode is echoed when given. */
 export function toVerifyResponse(result: VerifyOutcome, mode: unknown): VerifyResponse {

@@ -12,8 +12,11 @@ import type { SettlementStore } from "../../../src/application/ports/settlement-
 import { type FeeBudgetLimits, createFeeBudget } from "../../../src/application/settlement/fee-budget.ts";
 import { type ReconcileReport, reconcileSettlements } from "../../../src/application/settlement/reconcile-settlements.ts";
 import { type SettlementService, createSettlementService } from "../../../src/application/settlement/settle-payment.ts";
-import { standardSettlementVerifier } from "../../../src/application/settlement/settlement-verifier.ts";
-import type { VerifyPaymentDeps } from "../../../src/application/verify-payment.ts";
+import type { PaymentDeps } from "../../../src/application/payment/payment-deps.ts";
+import { settlementVerifier, verifyPayment } from "../../../src/application/payment/verify.ts";
+import { systemClock } from "../../../src/application/ports/clock.ts";
+import { USDC_DECIMALS } from "../../../src/domain/networks.ts";
+import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../../src/domain/registry/pdas.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../../../src/http/facilitator-app.ts";
@@ -23,7 +26,7 @@ import { createLocalSigner } from "../../../src/infrastructure/signers/index.ts"
 import { type OpenedStore, openStore } from "../../../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../../../src/infrastructure/store/sql-window-counters.ts";
 import { type LedgerProxy, startLedgerProxy } from "./ledger-proxy.ts";
-import { createVerificationCaches } from "../../../src/application/verification-caches.ts";
+import { createVerificationCaches } from "../../../src/application/payment/verification-caches.ts";
 
 export type ManualClock = Readonly<{ now(): number; advance(ms: number): void }>;
 
@@ -75,12 +78,16 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   let signed = 0;
   const feeBudget = options.feeBudget ? createFeeBudget(createSqlWindowCounters(store.executor), options.feeBudget, clock) : undefined;
 
-  const verifyDeps: VerifyPaymentDeps = {
+  const verifyDeps: PaymentDeps = {
     ledger: rpcLedger,
-    feePayers: [feePayer],
+    feePayers: () => [feePayer],
     policy: DEFAULT_VERIFICATION_POLICY,
     network: SOLANA_DEVNET,
-    asset: DEVNET_USDC_MINT as Address,
+    assets: [DEVNET_USDC_MINT as Address],
+    assetDecimals: USDC_DECIMALS,
+    protocolFee: null,
+    clock: systemClock,
+    programId: DEFAULT_REGISTRY_PROGRAM_ID as Address,
     simulate: true,
     ...createVerificationCaches(rpcLedger),
     settledLookup: async (key) => (await store.settlements.get(key))?.state === "settled",
@@ -93,7 +100,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     network: SOLANA_DEVNET,
     confirmation: RIG_CONFIRMATION,
     duplicateWaitMs: 1_000,
-    verify: standardSettlementVerifier(verifyDeps),
+    verify: settlementVerifier(verifyDeps),
     sign: async (_address, message) => {
       signed += 1;
       const [signature] = await signer.signMessages([message]);
@@ -102,7 +109,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     },
   });
   const ok = async () => ({ status: "ok" as const });
-  const app = createFacilitatorApp({ ...verifyDeps, feePayers: () => [feePayer], settlement, logger: silentLogger, health: { ledger: ok, store: ok, signer: ok }, version: "test" });
+  const app = createFacilitatorApp({ ...verifyDeps, verify: (request) => verifyPayment(request, verifyDeps), settlement, logger: silentLogger, health: { ledger: ok, store: ok, signer: ok }, version: "test" });
 
   return Object.freeze({
     clock,

@@ -28,7 +28,7 @@ describe("attacks on the fee payer (kit-built transactions, hand-written fake le
 
   test("another of our fee payers hidden in an instruction is FEE_PAYER_IN_INSTRUCTION", async () => {
     const second = await generateKeyPairSigner();
-    const bothFeePayers = () => verifyDeps(actors, { feePayers: [actors.feePayer.address, second.address] });
+    const bothFeePayers = () => verifyDeps(actors, { feePayers: () => [actors.feePayer.address, second.address] });
     const tx = await buildPaymentWith(actors, memoInstruction("x", [await ataOf(second.address)]));
     // Control: the second signer's token account is harmless; its own address is not.
     await expectPasses(tx, { deps: bothFeePayers() });
@@ -52,7 +52,7 @@ describe("attacks on the fee payer (kit-built transactions, hand-written fake le
     const tx = await buildTransaction(actors);
     await expectRefused(tx, "FEE_PAYER_MISMATCH", {
       requirements: requirementsFor(actors, { extra: { feePayer: second.address } }),
-      deps: verifyDeps(actors, { feePayers: [actors.feePayer.address, second.address] }),
+      deps: verifyDeps(actors, { feePayers: () => [actors.feePayer.address, second.address] }),
     });
   });
 });

@@ -2,8 +2,10 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { getPublicKeyAsync, signAsync, utils } from "@noble/ed25519";
 import { getAddressDecoder, getU64Encoder, none, some, type Address } from "@solana/kit";
 import { AccountState, findAssociatedTokenPda, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { checkDelegatedPayment, type DelegatedModeDeps, type DelegatedTerms } from "../../../src/application/modes/check-delegated-payment.ts";
-import { checkModePayment, type ModeVerificationResult, type ModeCheckDeps } from "../../../src/application/modes/check-mode-payment.ts";
+import { checkDelegatedPayment, type DelegatedModeDeps, type DelegatedTerms } from "../../../src/application/payment/modes/check-delegated-payment.ts";
+import type { ModeVerificationResult } from "../../../src/application/payment/modes/mode-result.ts";
+import type { PaymentDeps } from "../../../src/application/payment/payment-deps.ts";
+import { checkModePayment, modeDeps } from "../../modes/support/mode-deps.ts";
 import { delegatedProofMessage } from "../../../src/domain/modes/delegated-proof.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../../src/domain/modes/delegation-check.ts";
 import { encodeDelegation, type Delegation } from "../../../src/domain/modes/delegation.ts";
@@ -44,8 +46,8 @@ const FEE_PAYER = testAddress(21);
 let ledger: FakeModeLedger;
 let now = NOW_MS;
 
-function deps(overrides: Partial<ModeCheckDeps> = {}): ModeCheckDeps {
-  return { ledger, clock: { now: () => now }, programId: PROGRAM_ID, feePayers: [FEE_PAYER], ...overrides };
+function deps(overrides: Partial<PaymentDeps> = {}): PaymentDeps {
+  return modeDeps(ledger, { now: () => now }, [FEE_PAYER], overrides);
 }
 
 /** The requirements' terms, as checkModePayment hands them to checkDelegatedPayment. */
@@ -401,7 +403,9 @@ describe("checkModePayment, delegated client-side (real ed25519 proof by the Del
     const pda = await seedDelegation();
     await seedTokenAccount(PAYER, FEE_PAYER, 1_000_000n);
     const request = await clientSideRequest(pda);
-    const otherPayee = { ...request, paymentRequirements: { ...request.paymentRequirements, payTo: testAddress(44) } };
+    // The payer accepted these other requirements; its proof was for the original ones.
+    const other = { ...request.paymentRequirements, payTo: testAddress(44) };
+    const otherPayee = { ...request, paymentPayload: { ...request.paymentPayload, accepted: other }, paymentRequirements: other };
     expect(reasonOf(await checkModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
   });
 
@@ -474,7 +478,9 @@ describe("checkModePayment, delegated server-side (real ed25519 proof, hand-writ
     now = NOW_MS + 61_000;
     expect(reasonOf(await checkModePayment(request, deps()))).toBe("DELEGATION_PROOF_EXPIRED");
     now = NOW_MS;
-    const otherPayee = { ...request, paymentRequirements: { ...request.paymentRequirements, payTo: testAddress(44) } };
+    // The payer accepted these other requirements; its proof was for the original ones.
+    const other = { ...request.paymentRequirements, payTo: testAddress(44) };
+    const otherPayee = { ...request, paymentPayload: { ...request.paymentPayload, accepted: other }, paymentRequirements: other };
     expect(reasonOf(await checkModePayment(otherPayee, deps()))).toBe("DELEGATION_PROOF_INVALID");
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseModeExtensions, type ModeExtensions } from "../../../src/domain/modes/mode-extensions.ts";
-import type { Rejection } from "../../../src/domain/verification/rejection.ts";
+import type { Rejection } from "../../../src/domain/rejection.ts";
 import { PAYER, PAYMENT_ID, PAYMENT_ID_HEX, TX_SIGNATURE, testAddress } from "../../modes/support/mode-fixtures.ts";
 
 const SIGNATURE_B64 = btoa(String.fromCharCode(...new Uint8Array(64).fill(7)));

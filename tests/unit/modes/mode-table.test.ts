@@ -1,11 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { MODE_EXTENSION_IDS, MODE_POLICIES, canonicalModeName } from "../../../src/application/modes/mode-table.ts";
-import { MODE_NAMES } from "../../../src/domain/settlement/settlement-mode.ts";
+import { MODE_EXTENSION_IDS, MODE_POLICIES, canonicalModeName } from "../../../src/application/payment/mode-table.ts";
+import { MODE_NAMES, SETTLEMENT_MODES } from "../../../src/domain/settlement/settlement-mode.ts";
+import { createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";
+import { verifyDeps } from "../../verification/support/verify-deps.ts";
 
 describe("the mode table (pure)", () => {
-  test("one policy per mode name, registered under its own id", () => {
-    expect(Object.keys(MODE_POLICIES).sort()).toEqual([...MODE_NAMES].sort());
-    for (const name of MODE_NAMES) expect(MODE_POLICIES[name].id).toBe(name);
+  test("one policy per settlement mode, standard included, registered under its own id", () => {
+    expect(Object.keys(MODE_POLICIES).sort()).toEqual([...SETTLEMENT_MODES].sort());
+    for (const name of SETTLEMENT_MODES) expect(MODE_POLICIES[name].id).toBe(name);
+    expect(MODE_POLICIES.standard.aliases).toEqual([]);
   });
 
   test("/supported advertises each mode's first alias, in the documented order", () => {
@@ -25,10 +28,16 @@ describe("the mode table (pure)", () => {
     expect(new Set(aliases).size).toBe(aliases.length);
   });
 
-  test("only delegated payments may be answered from a record before they are checked again", () => {
-    const extensions = { mode: "delegated", paymentId: new Uint8Array(32), paymentIdHex: "00".repeat(32), payer: undefined } as const;
-    expect(MODE_POLICIES.delegated.replayKey({ ...extensions, mode: "delegated" })).toMatch(/^[0-9a-f]{64}$/);
-    expect(MODE_POLICIES.atomic.replayKey({ ...extensions, mode: "atomic" })).toBeNull();
-    expect(MODE_POLICIES.attestation.replayKey({ ...extensions, mode: "attestation" })).toBeNull();
+  test("only delegated payments may be answered from a record before they are checked again", async () => {
+    const actors = await createActors();
+    const deps = verifyDeps(actors);
+    const request = (mode: string) =>
+      paymentRequest(null, requirementsFor(actors), { extensions: { mode, paymentId: "00".repeat(32), payer: actors.payer.address } });
+    expect(MODE_POLICIES.delegated.replayKey(request("delegated"), deps)).toMatch(/^[0-9a-f]{64}$/);
+    expect(MODE_POLICIES.atomic.replayKey(request("atomic"), deps)).toBeNull();
+    expect(MODE_POLICIES.attestation.replayKey(request("attestation"), deps)).toBeNull();
+    expect(MODE_POLICIES.standard.replayKey(paymentRequest(null, requirementsFor(actors)), deps)).toBeNull();
+    // A request that fails the requirement checks is never answered from a record.
+    expect(MODE_POLICIES.delegated.replayKey(paymentRequest(null, requirementsFor(actors, { scheme: "upto" }), { extensions: { mode: "delegated", paymentId: "00".repeat(32), payer: actors.payer.address } }), deps)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { none, some } from "@solana/kit";
 import { AccountState, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { createTokenAccountViews, toTokenAccountView } from "../../../src/application/modes/read-token-account.ts";
+import { createTokenAccountViews, toTokenAccountView } from "../../../src/application/payment/token-accounts.ts";
 import { checkTokenDelegate, type TokenAccountView, type TokenDelegateUse } from "../../../src/domain/modes/token-delegate-check.ts";
 import type { ReasonCode } from "../../../src/domain/reason-codes.ts";
 import { PAYER, USDC, testAddress } from "../../modes/support/mode-fixtures.ts";

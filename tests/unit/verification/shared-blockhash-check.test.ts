@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
-import { createSharedBlockhashCheck, verifyPayment } from "../../../src/application/verify-payment.ts";
+import { createSharedBlockhashCheck } from "../../../src/application/payment/shared-blockhash-check.ts";
+import { verifyPayment } from "../../../src/application/payment/verify.ts";
 import { createFakeLedger } from "../../verification/support/fake-ledger.ts";
 import { buildTransaction, createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";
 import { verifyDeps } from "../../verification/support/verify-deps.ts";

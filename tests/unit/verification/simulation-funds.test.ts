@@ -1,13 +1,13 @@
 /**
  * With simulation on, a simulation that succeeds settles the funds checks (see
- * fundsSettledBySimulation in verify-payment.ts): only SELF_PAYMENT is left, read from the source's
+ * the preflight in ledger-preflight.ts): only SELF_PAYMENT is left, read from the source's
  * post-simulation state. A failed simulation still reads the accounts to say why.
  */
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-program/token";
 import type { AccountSnapshot, SimulateOptions, SimulationOutcome } from "../../../src/application/ports/ledger.ts";
-import { verifyPayment } from "../../../src/application/verify-payment.ts";
+import { verifyPayment } from "../../../src/application/payment/verify.ts";
 import { DEVNET_USDC_MINT } from "../../../src/domain/networks.ts";
 import { fakeLedger } from "../../support/fake-ledger.ts";
 import { ataOf, buildTransaction, createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";

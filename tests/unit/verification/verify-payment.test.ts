@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { verifyPayment } from "../../../src/application/verify-payment.ts";
+import { verifyStandardPayment as verifyPayment } from "../../../src/application/payment/standard-checks.ts";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
 import { settlementKeyOf } from "../../../src/domain/payment/settlement-key.ts";
 import { buildTransaction, createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";

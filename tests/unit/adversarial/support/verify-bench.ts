@@ -4,7 +4,8 @@
  * and names the reason it expects; the bench supplies the request and dependencies around it.
  */
 import type { Instruction } from "@solana/kit";
-import type { VerifyPaymentDeps, VerifyPaymentResult } from "../../../../src/application/verify-payment.ts";
+import type { PaymentVerdict } from "../../../../src/application/payment/mode-policy.ts";
+import type { PaymentDeps } from "../../../../src/application/payment/payment-deps.ts";
 import type { PaymentRequirements } from "../../../../src/domain/payment/payment-request.ts";
 import type { ReasonCode } from "../../../../src/domain/reason-codes.ts";
 import {
@@ -27,16 +28,16 @@ export type VerifyOptions = Readonly<{
   /** The payload's `accepted` (default: the requirements themselves). */
   accepted?: PaymentRequirements;
   /** The dependencies (default: `verifyDeps(actors)`, a fresh fake ledger and our one fee payer). */
-  deps?: VerifyPaymentDeps;
+  deps?: PaymentDeps;
 }>;
 
 export type VerifyBench = Readonly<{
   actors: Actors;
   requirements: PaymentRequirements;
   /** Verifies `transaction` and asserts the exact reason code; returns the result for further assertions. */
-  expectRefused: (transaction: string | null, reason: ReasonCode, options?: VerifyOptions) => Promise<VerifyPaymentResult>;
+  expectRefused: (transaction: string | null, reason: ReasonCode, options?: VerifyOptions) => Promise<PaymentVerdict>;
   /** Verifies `transaction` and asserts it passes. */
-  expectPasses: (transaction: string | null, options?: VerifyOptions) => Promise<VerifyPaymentResult>;
+  expectPasses: (transaction: string | null, options?: VerifyOptions) => Promise<PaymentVerdict>;
 }>;
 
 export async function createVerifyBench(): Promise<VerifyBench> {

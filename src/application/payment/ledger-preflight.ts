@@ -1,10 +1,10 @@
 import { type Address, type Transaction, getTransactionEncoder } from "@solana/kit";
-import type { PaymentRequirements } from "../domain/payment/payment-request.ts";
-import type { TransferChecked } from "../domain/transaction/transaction-view.ts";
-import { checkDestinationAccount, checkSourceFunds, checkSourceNotPayee } from "../domain/verification/funds-check.ts";
-import { reject, type Rejection } from "../domain/verification/rejection.ts";
-import { type TokenAccountViews, toTokenAccountView } from "./modes/read-token-account.ts";
-import { type Ledger, type SimulationOutcome, isLedgerRefusal } from "./ports/ledger.ts";
+import type { PaymentRequirements } from "../../domain/payment/payment-request.ts";
+import type { TransferChecked } from "../../domain/transaction/transaction-view.ts";
+import { checkDestinationAccount, checkSourceFunds, checkSourceNotPayee } from "../../domain/verification/funds-check.ts";
+import { reject, type Rejection } from "../../domain/rejection.ts";
+import { type TokenAccountViews, toTokenAccountView } from "./token-accounts.ts";
+import { type Ledger, type SimulationOutcome, isLedgerRefusal } from "../ports/ledger.ts";
 
 /**
  * What the ledger says of a payment transaction as it is now, before our key signs it: /verify

@@ -1,9 +1,9 @@
 import type { Address } from "@solana/kit";
-import { verifyDelegatedProofSignature } from "../../domain/modes/delegated-proof.ts";
-import { decodeDelegationAccount } from "../../domain/modes/delegation-check.ts";
-import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
-import type { Ledger } from "../ports/ledger.ts";
-import type { SettlementRecord } from "../ports/settlement-store.ts";
+import { verifyDelegatedProofSignature } from "../../../domain/modes/delegated-proof.ts";
+import { decodeDelegationAccount } from "../../../domain/modes/delegation-check.ts";
+import type { ModeExtensions } from "../../../domain/modes/mode-extensions.ts";
+import type { Ledger } from "../../ports/ledger.ts";
+import type { SettlementRecord } from "../../ports/settlement-store.ts";
 
 type ReplayDeps = Readonly<{ ledger: Ledger; programId: Address }>;
 

@@ -1,8 +1,8 @@
-import { type AtaDeriver, createAtaDeriver } from "../domain/payment/associated-token-account.ts";
-import { type VerificationKeyCache, createVerificationKeyCache } from "../domain/verification/signature-checks.ts";
-import { type TokenAccountViews, createTokenAccountViews } from "./modes/read-token-account.ts";
-import type { Ledger } from "./ports/ledger.ts";
-import { type BlockhashCheck, createSharedBlockhashCheck } from "./verify-payment.ts";
+import { type AtaDeriver, createAtaDeriver } from "../../domain/payment/associated-token-account.ts";
+import { type VerificationKeyCache, createVerificationKeyCache } from "../../domain/verification/signature-checks.ts";
+import { type TokenAccountViews, createTokenAccountViews } from "./token-accounts.ts";
+import type { Ledger } from "../ports/ledger.ts";
+import { type BlockhashCheck, createSharedBlockhashCheck } from "./shared-blockhash-check.ts";
 
 export type VerificationCaches = Readonly<{
   atas: AtaDeriver;

@@ -1,8 +1,7 @@
 import type { Address, Signature } from "@solana/kit";
-import type { ModeName } from "../../domain/modes/mode-extensions.ts";
-import type { TokenDelegateGrant } from "../../domain/modes/token-delegate-check.ts";
-import type { ReasonCode } from "../../domain/reason-codes.ts";
-import type { Rejection } from "../../domain/verification/rejection.ts";
+import type { ModeName } from "../../../domain/modes/mode-extensions.ts";
+import type { TokenDelegateGrant } from "../../../domain/modes/token-delegate-check.ts";
+import type { PaymentRefusal } from "../payment-refusal.ts";
 
 /** How a delegated payment will be settled: a TransferChecked signed by `delegateAuthority`. */
 export type DelegatedSettlement = TokenDelegateGrant &
@@ -32,14 +31,4 @@ export type ModeVerified = Readonly<{
   delegated?: DelegatedSettlement;
 }>;
 
-export type ModeRejected = Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>;
-
-export type ModeVerificationResult = ModeVerified | ModeRejected;
-
-export function modeRejected(rejection: Rejection, payer?: string): ModeRejected {
-  return Object.freeze(payer === undefined ? { ok: false, ...rejection } : { ok: false, ...rejection, payer });
-}
-
-export function isRejection(value: object): value is Rejection {
-  return "reason" in value && "message" in value;
-}
+export type ModeVerificationResult = ModeVerified | PaymentRefusal;

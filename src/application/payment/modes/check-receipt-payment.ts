@@ -1,15 +1,16 @@
 import type { Address, Signature } from "@solana/kit";
-import { findReceiptPda } from "../../domain/modes/mode-pdas.ts";
-import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
-import { MODE_TX_FAILED } from "../../domain/modes/mode-reasons.ts";
-import { checkReceiptClaimWindow, verifyReceiptClaimSignature } from "../../domain/modes/receipt-claim-proof.ts";
-import { checkReceiptAccount, checkReceiptAddress } from "../../domain/modes/receipt-check.ts";
-import { checkReceiptTransfer } from "../../domain/modes/receipt-transfer-check.ts";
-import type { PaymentRequirements } from "../../domain/payment/payment-request.ts";
-import { reject, type Rejection } from "../../domain/verification/rejection.ts";
-import type { Clock } from "../ports/clock.ts";
-import type { Ledger, SignatureStatus } from "../ports/ledger.ts";
-import { modeRejected, type ModeVerificationResult } from "./mode-result.ts";
+import { findReceiptPda } from "../../../domain/modes/mode-pdas.ts";
+import type { ModeExtensions } from "../../../domain/modes/mode-extensions.ts";
+import { MODE_TX_FAILED } from "../../../domain/modes/mode-reasons.ts";
+import { checkReceiptClaimWindow, verifyReceiptClaimSignature } from "../../../domain/modes/receipt-claim-proof.ts";
+import { checkReceiptAccount, checkReceiptAddress } from "../../../domain/modes/receipt-check.ts";
+import { checkReceiptTransfer } from "../../../domain/modes/receipt-transfer-check.ts";
+import type { PaymentRequirements } from "../../../domain/payment/payment-request.ts";
+import { reject, type Rejection } from "../../../domain/rejection.ts";
+import type { Clock } from "../../ports/clock.ts";
+import type { Ledger, SignatureStatus } from "../../ports/ledger.ts";
+import { refused } from "../payment-refusal.ts";
+import type { ModeVerificationResult } from "./mode-result.ts";
 
 export type ReceiptModeDeps = Readonly<{ ledger: Ledger; programId: Address; clock: Clock }>;
 
@@ -56,16 +57,16 @@ export async function checkReceiptPayment(extensions: ReceiptModeExtensions, ter
   const { requirements } = terms;
   const [receiptPda] = await findReceiptPda(deps.programId, extensions.paymentId);
   const early = checkReceiptAddress(extensions.receiptPda, receiptPda) ?? checkClaimPresented(extensions, deps.clock.now());
-  if (early) return modeRejected(early, extensions.payer);
+  if (early) return refused(early, extensions.payer);
 
   const [statuses, account] = await Promise.all([
     deps.ledger.getSignatureStatuses([extensions.txSignature]),
     deps.ledger.getAccount(receiptPda),
   ]);
   const statusProblem = checkTransactionStatus(extensions.txSignature, statuses[0]);
-  if (statusProblem) return modeRejected(statusProblem, extensions.payer);
+  if (statusProblem) return refused(statusProblem, extensions.payer);
   if (account === null) {
-    return modeRejected(reject("MODE_RECEIPT_NOT_FOUND", `no PaymentReceipt at ${receiptPda} for this paymentId`), extensions.payer);
+    return refused(reject("MODE_RECEIPT_NOT_FOUND", `no PaymentReceipt at ${receiptPda} for this paymentId`), extensions.payer);
   }
 
   const verdict = checkReceiptAccount(account, {
@@ -80,13 +81,13 @@ export async function checkReceiptPayment(extensions: ReceiptModeExtensions, ter
     ...(terms.resource !== null ? { resource: terms.resource } : {}),
     ...(requirements.extra["agentMint"] !== undefined ? { agentMint: requirements.extra["agentMint"] } : {}),
   });
-  if (!verdict.ok) return modeRejected(verdict.rejection, extensions.payer);
+  if (!verdict.ok) return refused(verdict.rejection, extensions.payer);
   const receipt = verdict.receipt;
 
   // checkClaimPresented made sure both are there.
   const claim = { paymentIdHex: extensions.paymentIdHex, resource: receipt.resource, timestamp: extensions.timestamp ?? 0 };
   const claimProblem = await verifyReceiptClaimSignature(claim, extensions.signature ?? new Uint8Array(0), receipt.payer);
-  if (claimProblem) return modeRejected(claimProblem, extensions.payer);
+  if (claimProblem) return refused(claimProblem, extensions.payer);
 
   // Read only for a proven payer: an anonymous request never makes us fetch a transaction.
   const transferProblem = checkReceiptTransfer(await deps.ledger.getTransactionEffects(extensions.txSignature), {
@@ -97,7 +98,7 @@ export async function checkReceiptPayment(extensions: ReceiptModeExtensions, ter
     amount: requirements.amount,
     feeAmount: receipt.feeAmount,
   });
-  if (transferProblem) return modeRejected(transferProblem, receipt.payer);
+  if (transferProblem) return refused(transferProblem, receipt.payer);
 
   return Object.freeze({
     ok: true,

@@ -1,11 +1,11 @@
-import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
-import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
-import { LAMPORTS_PER_SIGNATURE } from "../../domain/verification/fee-checks.ts";
+import type { ModeExtensions } from "../../../domain/modes/mode-extensions.ts";
+import { modeSettlementKey } from "../../../domain/settlement/mode-settlement-key.ts";
+import { LAMPORTS_PER_SIGNATURE } from "../../../domain/verification/fee-checks.ts";
 import { preflightTransaction } from "../ledger-preflight.ts";
 import { isDelegatedReplayAuthorized } from "./authorize-replay.ts";
 import { buildDelegatedTransfer } from "./build-delegated-transfer.ts";
 import { checkDelegatedPayment } from "./check-delegated-payment.ts";
-import { defineModePolicy } from "./mode-policy.ts";
+import { defineModePolicy } from "./extension-mode.ts";
 
 /**
  * Delegated: the facilitator builds a TransferChecked itself, moving the payer's tokens with the

@@ -1,15 +1,15 @@
-import { expectedResourceOf } from "../../domain/modes/receipt-resource.ts";
-import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
-import { reject } from "../../domain/verification/rejection.ts";
+import { expectedResourceOf } from "../../../domain/modes/receipt-resource.ts";
+import { modeSettlementKey } from "../../../domain/settlement/mode-settlement-key.ts";
+import { reject } from "../../../domain/rejection.ts";
 import { checkReceiptPayment, type ReceiptModeExtensions } from "./check-receipt-payment.ts";
-import { defineModePolicy, type ModePolicy } from "./mode-policy.ts";
+import { type ExtensionModePolicy, defineModePolicy } from "./extension-mode.ts";
 
 /**
  * The modes whose payment already happened on chain and left a PaymentReceipt (atomic,
  * attestation): /settle only records it, nothing is signed or sent. They differ only in the
  * receipt's settlement_mode, which `id` names.
  */
-export function receiptModePolicy(id: ReceiptModeExtensions["mode"], aliases: ModePolicy["aliases"]): ModePolicy {
+export function receiptModePolicy(id: ReceiptModeExtensions["mode"], aliases: readonly [string, ...string[]]): ExtensionModePolicy {
   return defineModePolicy<ReceiptModeExtensions>({
     id,
     aliases,

@@ -1,21 +1,22 @@
 import type { Address } from "@solana/kit";
-import { checkDelegatedProof } from "../../domain/modes/delegated-proof.ts";
+import { checkDelegatedProof } from "../../../domain/modes/delegated-proof.ts";
 import {
   checkDelegation,
   checkDelegationAddress,
   decodeDelegationAccount,
   readAgentOwnerVersion,
-} from "../../domain/modes/delegation-check.ts";
-import type { Delegation } from "../../domain/modes/delegation.ts";
-import { findAgentPda, findDelegationPda } from "../../domain/modes/mode-pdas.ts";
-import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
-import { checkTokenDelegate } from "../../domain/modes/token-delegate-check.ts";
-import type { AtaDeriver } from "../../domain/payment/associated-token-account.ts";
-import { reject, type Rejection } from "../../domain/verification/rejection.ts";
-import type { Clock } from "../ports/clock.ts";
-import type { Ledger } from "../ports/ledger.ts";
-import { type DelegationBudget, isRejection, modeRejected, type ModeVerificationResult } from "./mode-result.ts";
-import { readTokenAccount } from "./read-token-account.ts";
+} from "../../../domain/modes/delegation-check.ts";
+import type { Delegation } from "../../../domain/modes/delegation.ts";
+import { findAgentPda, findDelegationPda } from "../../../domain/modes/mode-pdas.ts";
+import type { ModeExtensions } from "../../../domain/modes/mode-extensions.ts";
+import { checkTokenDelegate } from "../../../domain/modes/token-delegate-check.ts";
+import type { AtaDeriver } from "../../../domain/payment/associated-token-account.ts";
+import { reject, type Rejection } from "../../../domain/rejection.ts";
+import type { Clock } from "../../ports/clock.ts";
+import type { Ledger } from "../../ports/ledger.ts";
+import { isRejection, refused } from "../payment-refusal.ts";
+import type { DelegationBudget, ModeVerificationResult } from "./mode-result.ts";
+import { readTokenAccount } from "../token-accounts.ts";
 
 export type DelegatedModeDeps = Readonly<{
   ledger: Ledger;
@@ -79,7 +80,7 @@ export async function checkDelegatedPayment(
 ): Promise<ModeVerificationResult> {
   let payer = extensions.payer;
   if (extensions.signature === undefined || extensions.timestamp === undefined) {
-    return modeRejected(
+    return refused(
       reject("DELEGATION_PROOF_INVALID", "delegated payments need a signed proof: extensions.signature and extensions.timestamp"),
       payer,
     );
@@ -89,13 +90,13 @@ export async function checkDelegatedPayment(
   let budget: DelegationBudget | undefined;
   if (extensions.delegationPda !== undefined) {
     const delegation = await checkDelegationAt(extensions.delegationPda, payer, extensions, terms, deps);
-    if (isRejection(delegation)) return modeRejected(delegation, payer);
+    if (isRejection(delegation)) return refused(delegation, payer);
     payer ??= delegation.delegator;
     proofSigner = delegation.delegate;
     budget = budgetOf(delegation);
   }
   if (payer === undefined || proofSigner === undefined) {
-    return modeRejected(reject("MODE_INVALID", "delegated mode needs extensions.payer or extensions.delegationPda"));
+    return refused(reject("MODE_INVALID", "delegated mode needs extensions.payer or extensions.delegationPda"));
   }
   const proofProblem = await checkDelegatedProof(
     { paymentIdHex: extensions.paymentIdHex, payer, payTo: terms.payTo, asset: terms.asset, amount: terms.amount, timestamp: extensions.timestamp },
@@ -103,7 +104,7 @@ export async function checkDelegatedPayment(
     deps.clock.now(),
     proofSigner,
   );
-  if (proofProblem) return modeRejected(proofProblem, payer);
+  if (proofProblem) return refused(proofProblem, payer);
 
   const source = await deps.atas.derive(payer, terms.asset);
   const grant = checkTokenDelegate(await readTokenAccount(deps.ledger, source), {
@@ -112,10 +113,10 @@ export async function checkDelegatedPayment(
     amount: terms.amount,
     feePayers: deps.feePayers,
   });
-  if (isRejection(grant)) return modeRejected(grant, payer);
+  if (isRejection(grant)) return refused(grant, payer);
   // Without a Delegation, extensions.delegate can only name the SPL delegate that will sign.
   if (extensions.delegationPda === undefined && extensions.delegate !== undefined && extensions.delegate !== grant.delegateAuthority) {
-    return modeRejected(reject("DELEGATION_INVALID", `extensions.delegate ${extensions.delegate} is not the SPL delegate of ${source}`), payer);
+    return refused(reject("DELEGATION_INVALID", `extensions.delegate ${extensions.delegate} is not the SPL delegate of ${source}`), payer);
   }
 
   return Object.freeze({

@@ -1,0 +1,36 @@
+import type { Address } from "@solana/kit";
+import type { Clock } from "../ports/clock.ts";
+import type { Ledger } from "../ports/ledger.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { SettlementStore } from "../ports/settlement-store.ts";
+import type { Confirmer } from "./batched-confirmation.ts";
+import type { BlockhashWindowReader } from "./blockhash-window.ts";
+import type { ConfirmationPolicy } from "./confirm-transaction.ts";
+import type { FeeBudget } from "./fee-budget.ts";
+
+/** Signs raw message bytes with one of our fee payers (the signer pool in production). */
+export type FeePayerSigning = (feePayer: Address, message: Uint8Array) => Promise<Uint8Array>;
+
+/** Where a settled or failed transaction's fee went, for the lamports-spent metric. */
+export type FeeSpentObserver = (outcome: "settled" | "failed", feePayer: string, lamports: bigint) => void;
+
+export type SettleTransactionDeps = Readonly<{
+  ledger: Ledger;
+  store: SettlementStore;
+  sign: FeePayerSigning;
+  logger: Logger;
+  network: string;
+  confirmation?: ConfirmationPolicy;
+  /** How long a duplicate waits for the winner of the claim before answering "in progress". */
+  duplicateWaitMs?: number;
+  /** Shared confirmation (one status poll for all in flight); default: a poll loop per settlement. */
+  confirm?: Confirmer;
+  /** Shared blockhash reads; default: two RPC calls per settlement. */
+  blockhashWindow?: BlockhashWindowReader;
+  /** Per-payer and per-fee-payer spending limits; absent means unlimited (unit tests only). */
+  feeBudget?: FeeBudget;
+  onFeeSpent?: FeeSpentObserver;
+  /** Time for confirmation and duplicate-wait deadlines; default the system clock. */
+  clock?: Clock;
+}>;
+
