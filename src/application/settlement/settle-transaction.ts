@@ -28,6 +28,7 @@ import { type ConfirmationPolicy, confirmTransaction } from "./confirm-transacti
 import type { FeeBudget, FeeBudgetVerdict, FeeReservation } from "./fee-budget.ts";
 import { answerFromPrevious, awaitExisting, payerPaymentIdOf } from "./previous-settlement.ts";
 import { type SettleResponse, describePaymentId, settleFailure } from "./settle-response.ts";
+import { settleLanded } from "./settle-landed.ts";
 import { submitTransaction } from "./submit-transaction.ts";
 
 /** Signs raw message bytes with one of our fee payers (the signer pool in production). */
@@ -244,9 +245,8 @@ async function signClaimAndSubmit(
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, async () => {
-        if (!(await store.finish(candidate.key, signature, { state: "settled" }))) {
-          log.error("confirmed on the ledger but the record was already final or retaken", { state: (await store.get(candidate.key))?.state });
-        }
+        // Already final (failed meanwhile, say): the ledger is the truth, so the record is corrected.
+        if (!(await store.finish(candidate.key, signature, { state: "settled" }))) await settleLanded(store, log, candidate.key, signature);
       });
       deps.onFeeSpent?.("settled", candidate.feePayer, candidate.feeLamports);
       log.info("settled", { payer: candidate.payer, amount: candidate.amount });

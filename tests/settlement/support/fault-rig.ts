@@ -113,7 +113,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     settlement,
     app,
     signatures: () => signed,
-    reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger }),
+    reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger, network: SOLANA_DEVNET }),
     async close() {
       await settlement.drain();
       if (!options.store) await store.close();
