@@ -34,6 +34,7 @@ export async function createFeePayerProtection(
       perPayerLamports: BigInt(config.FEE_BUDGET_PER_PAYER_LAMPORTS),
       perFeePayerLamports: BigInt(config.FEE_BUDGET_PER_FEE_PAYER_LAMPORTS),
       windowSeconds: config.FEE_BUDGET_WINDOW_SECONDS,
+      reservedForApiKeysPercent: config.FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT,
     },
     deps.clock,
   );

@@ -46,6 +46,7 @@ import { createRpcProgramAccountReader } from "./infrastructure/registry/rpc-pro
 import { createFeedbackDetailBackfill } from "./application/registry/feedback-detail-backfill.ts";
 import { createSqlFeedbackDetailUriStore } from "./infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createFeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
+import { parseMinimumAmounts } from "./domain/verification/minimum-amount.ts";
 import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
@@ -165,6 +166,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     asset: acceptedAssets[0] as Address,
     assets: acceptedAssets,
     ...(protocolFee ? { protocolFee } : {}),
+    minimumAmounts: parseMinimumAmounts(config.MIN_PAYMENT_AMOUNT, acceptedAssets),
     simulate: config.VERIFY_SIMULATE,
     ...createVerificationCaches(ledger),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),
@@ -221,6 +223,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     metrics,
     enterLogContext,
     apiKeys: protection.apiKeys,
+    apiKeysRequired: config.FACILITATOR_API_KEYS_REQUIRED,
     logger,
     health,
     version: VERSION,
@@ -282,6 +285,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
           ledger,
           store: store.settlements,
           logger,
+          feeBudget: protection.feeBudget,
           network: config.NETWORK,
           networkGuard: createNetworkGuard(ledger, config.NETWORK, ledgerNetwork),
           recheckFailedSeconds: config.RECONCILE_RECHECK_FAILED_MINUTES * 60,

@@ -5,15 +5,16 @@ import { paymentIdOf, type PaymentExtensions, type PaymentRequest } from "../dom
 import { settlementKeyOf } from "../domain/payment/settlement-key.ts";
 import type { ReasonCode } from "../domain/reason-codes.ts";
 import type { TransferChecked } from "../domain/transaction/transaction-view.ts";
-import { checkDestinationAccount, checkSourceFunds, checkSourceNotPayee } from "../domain/verification/funds-check.ts";
 import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
 import { reject, type Rejection } from "../domain/verification/rejection.ts";
-import { checkRequirements } from "../domain/verification/requirement-checks.ts";
+import type { MinimumAmounts } from "../domain/verification/minimum-amount.ts";
+import { type SupportedKind, checkRequirements } from "../domain/verification/requirement-checks.ts";
 import type { VerificationPolicy } from "../domain/verification/verification-policy.ts";
 import type { VerificationKeyCache } from "../domain/verification/signature-checks.ts";
 import { verifyPaymentTransaction } from "../domain/verification/verify-transaction.ts";
-import { type TokenAccountViews, toTokenAccountView } from "./modes/read-token-account.ts";
-import { type AccountSnapshot, type Ledger, type SimulationOutcome, isLedgerRefusal } from "./ports/ledger.ts";
+import { checkTransferAccounts, preflightPayment } from "./ledger-preflight.ts";
+import type { TokenAccountViews } from "./modes/read-token-account.ts";
+import type { Ledger } from "./ports/ledger.ts";
 import type { PayToPolicy } from "./ports/pay-to-policy.ts";
 import type { PayerPaymentId } from "./ports/settlement-store.ts";
 
@@ -36,6 +37,8 @@ export type VerifyPaymentDeps = Readonly<{
   protocolFee?: ProtocolFeeSplit | null;
   /** Every accepted asset (USDC_MINT may list several); default `[asset]`. */
   assets?: readonly Address[];
+  /** MIN_PAYMENT_AMOUNT per asset; absent means any non-zero amount. */
+  minimumAmounts?: MinimumAmounts;
   /** PAYTO_POLICY other than `any`; absent means every payTo is accepted. */
   payToPolicy?: PayToPolicy;
   /** True when this transaction (settlement key), or this payer's paymentId, was already settled. */
@@ -93,7 +96,7 @@ export type VerifyPaymentResult = VerifiedPayment | RejectedPayment;
 export async function verifyPayment(request: PaymentRequest, deps: VerifyPaymentDeps): Promise<VerifyPaymentResult> {
   const { paymentPayload: payload, paymentRequirements: requirements } = request;
   const requirementProblem =
-    checkRequirements(payload, requirements, { network: deps.network, assets: deps.assets ?? [deps.asset] }) ?? (await checkPayTo(requirements.payTo, deps.payToPolicy));
+    checkRequirements(payload, requirements, supportedKindOf(deps)) ?? (await checkPayTo(requirements.payTo, deps.payToPolicy));
   if (requirementProblem) return rejected(requirementProblem.reason, requirementProblem.message);
 
   const verdict = await verifyPaymentTransaction({
@@ -119,18 +122,17 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
   let unitsConsumed: bigint | undefined;
   if (deps.simulate) {
     const isBlockhashValid = deps.blockhashCheck ?? ((blockhash: string) => deps.ledger.isBlockhashValid(blockhash));
-    const outcome = await checkOnLedger(deps.ledger, isBlockhashValid, view.wire, view.recentBlockhash, transfer.source);
+    const [valid, preflight] = await Promise.all([
+      isBlockhashValid(view.recentBlockhash),
+      preflightPayment(deps.ledger, view.wire, transfers, requirements, deps.tokenViews),
+    ]);
     // An expired blockhash says "build a new transaction"; funds say why this one cannot pay.
-    if (!outcome.ok && outcome.reason === "BLOCKHASH_EXPIRED") return rejected(outcome.reason, outcome.message, payer);
-    const settled = outcome.ok ? fundsSettledBySimulation(outcome.source, transfers, requirements) : UNSETTLED;
-    // A failed simulation (the slow path: honest payments succeed) reads the accounts to say why.
-    const funds = settled === UNSETTLED ? await checkTransferAccounts(deps.ledger, transfers, requirements, deps.tokenViews) : settled;
-    if (funds) return rejected(funds.reason, funds.message, payer);
-    if (!outcome.ok) return rejected(outcome.reason, outcome.message, payer);
-    unitsConsumed = outcome.unitsConsumed;
+    if (!valid) return rejected("BLOCKHASH_EXPIRED", `blockhash ${view.recentBlockhash} is no longer valid`, payer);
+    if (preflight.rejection) return rejected(preflight.rejection.reason, preflight.rejection.message, payer);
+    unitsConsumed = preflight.unitsConsumed;
   } else if (deps.checkFunds) {
     const funds = await checkTransferAccounts(deps.ledger, transfers, requirements, deps.tokenViews);
-    if (funds) return rejected(funds.reason, funds.message, payer);
+    if (funds.rejection) return rejected(funds.rejection.reason, funds.rejection.message, payer);
   }
 
   return Object.freeze({
@@ -152,6 +154,11 @@ export async function verifyPayment(request: PaymentRequest, deps: VerifyPayment
   });
 }
 
+/** What the requirement checks accept, from the verification settings. */
+export function supportedKindOf(deps: Pick<VerifyPaymentDeps, "network" | "asset" | "assets" | "minimumAmounts">): SupportedKind {
+  return { network: deps.network, assets: deps.assets ?? [deps.asset], ...(deps.minimumAmounts ? { minimumAmounts: deps.minimumAmounts } : {}) };
+}
+
 /** SECURITY: PAYTO_POLICY. An index that cannot answer refuses: the policy fails closed. */
 export async function checkPayTo(payTo: string, policy: PayToPolicy | undefined): Promise<Rejection | null> {
   if (!policy) return null;
@@ -162,82 +169,6 @@ export async function checkPayTo(payTo: string, policy: PayToPolicy | undefined)
     return reject("PAYTO_NOT_ALLOWED", `payTo ${payTo} cannot be checked against the ${policy.name} policy right now; retry later`);
   }
   return allowed ? null : reject("PAYTO_NOT_ALLOWED", `payTo ${payTo} is not allowed by this facilitator's ${policy.name} policy`);
-}
-
-/**
- * The transfer's two token accounts as the ledger has them now, in one read: the source can pay
- * (and is not the payee's), the destination can receive. See domain/verification/funds-check.ts.
- */
-export async function checkTransferAccounts(
-  ledger: Ledger,
-  transfers: readonly TransferChecked[],
-  requirements: VerifiedRequirements,
-  views: TokenAccountViews = UNCACHED_VIEWS,
-): Promise<Rejection | null> {
-  const [first] = transfers;
-  if (!first) return null;
-  // All transfers share the source (checked with the split); each has its own destination.
-  const [source = null, ...destinations] = await ledger.getMultipleAccounts([first.source, ...transfers.map((t) => t.destination)]);
-  const total = transfers.reduce((sum, t) => sum + t.amount, 0n);
-  return (
-    checkSourceFunds(views.of(source), first, requirements, total) ??
-    transfers.reduce<Rejection | null>((found, t, i) => found ?? checkDestinationAccount(views.of(destinations[i] ?? null), t), null)
-  );
-}
-
-type VerifiedRequirements = PaymentRequest["paymentRequirements"];
-
-const UNSETTLED = Symbol("unsettled");
-
-/**
- * SECURITY: what checkTransferAccounts would answer, from a simulation that succeeded, without a
- * second ledger read. The transaction holds only TransferChecked (SPL Token), ComputeBudget and
- * Memo instructions (transaction-checks.ts), and a TransferChecked that succeeds proves, rule by
- * rule of funds-check.ts:
- * - source is an SPL token account: the token program unpacks it (initialized, 165 bytes) and
- *   writes it, which only the owning program may;
- * - source mint: it must equal the instruction's mint account (MintMismatch otherwise);
- * - source frozen: AccountFrozen otherwise;
- * - authority is the owner or the delegate: OwnerMismatch otherwise (the program takes the
- *   delegate path first, so a success never allows more than funds-check's `spendableBy`);
- * - balance, or allowance, covers the total: the transfers run in order from the same source, so
- *   InsufficientFunds is raised as soon as the sum exceeds either;
- * - each destination is an initialized token account of the mint, not frozen: unpacked, mint
- *   compared and frozen checked by each TransferChecked.
- * Only SELF_PAYMENT is left, the source owner against payTo: read from the source's
- * post-simulation state, whose owner a transfer never changes (SetAuthority is refused). Without
- * that state (a ledger that did not return it), the accounts are read as when simulation fails.
- */
-function fundsSettledBySimulation(
-  source: AccountSnapshot | null | undefined,
-  transfers: readonly TransferChecked[],
-  requirements: VerifiedRequirements,
-): Rejection | null | typeof UNSETTLED {
-  const [first] = transfers;
-  // Post-simulation snapshots are new objects each time: a cache would never hit.
-  const account = toTokenAccountView(source ?? null);
-  if (!first || account === null || account.mint !== first.mint) return UNSETTLED;
-  return checkSourceNotPayee(account, first, requirements);
-}
-
-const UNCACHED_VIEWS: TokenAccountViews = Object.freeze({ of: toTokenAccountView });
-
-type LedgerCheck =
-  | Readonly<{ ok: true; unitsConsumed: bigint; source: AccountSnapshot | null | undefined }>
-  | Readonly<{ ok: false; reason: "BLOCKHASH_EXPIRED" | "SIMULATION_FAILED"; message: string }>;
-
-/**
- * Blockhash validity and simulation, run concurrently; a blockhash problem is reported first. A
- * success carries `source` as the simulation left it (undefined when the ledger did not say).
- */
-async function checkOnLedger(ledger: Ledger, isBlockhashValid: BlockhashCheck, wire: Uint8Array, blockhash: string, source: Address): Promise<LedgerCheck> {
-  const [valid, simulation] = await Promise.all([
-    isBlockhashValid(blockhash),
-    simulateOrRejected(ledger, wire, source),
-  ]);
-  if (!valid) return { ok: false, reason: "BLOCKHASH_EXPIRED", message: `blockhash ${blockhash} is no longer valid` };
-  if (!simulation.ok) return { ok: false, reason: "SIMULATION_FAILED", message: `simulation failed: ${simulation.error}` };
-  return { ok: true, unitsConsumed: simulation.unitsConsumed, source: simulation.accounts?.[0] };
 }
 
 export type BlockhashCheck = (blockhash: string) => Promise<boolean>;
@@ -268,16 +199,6 @@ export function createSharedBlockhashCheck(ledger: Ledger): BlockhashCheck {
     entry.answer.then(forget, forget);
     return entry.answer;
   };
-}
-
-/** A ledger that refuses the bytes outright is a failed simulation; an unreachable one throws on. */
-async function simulateOrRejected(ledger: Ledger, wire: Uint8Array, source: Address): Promise<SimulationOutcome | Readonly<{ ok: false; error: string }>> {
-  try {
-    return await ledger.simulateTransaction(wire, { sigVerify: false, accounts: [source] });
-  } catch (error) {
-    if (isLedgerRefusal(error)) return { ok: false, error: error.message };
-    throw error;
-  }
 }
 
 function rejected(reason: ReasonCode, message: string, payer?: string): RejectedPayment {

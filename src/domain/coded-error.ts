@@ -49,6 +49,8 @@ export const ERROR_CODES = [
    * A write that failed this way may or may not have committed; callers leave the rest to recovery.
    */
   "STORE_UNAVAILABLE",
+  /** The shared window counters (Redis, or the database) could not answer in time; nothing that needs them goes ahead. */
+  "COUNTERS_UNAVAILABLE",
   /** The agent index has never loaded and loading failed; the registry answers 503. */
   "REGISTRY_INDEX_UNAVAILABLE",
   /** The registry program's config could never be read (ledger down, nothing cached). */

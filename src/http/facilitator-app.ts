@@ -7,25 +7,26 @@ import { type ObservabilityDeps, observability } from "./observability.ts";
 import { type FacilitatorSettleDeps, facilitatorSettleRoutes } from "./facilitator/settle-routes.ts";
 import { type FacilitatorVerifyDeps, facilitatorVerifyRoutes } from "./facilitator/verify-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
-import { type ApiKeyHashes, apiKeyGuard } from "./facilitator/api-key-guard.ts";
+import { type ApiKeyHashes, apiKeyGuard, createApiKeyCallers } from "./facilitator/api-key-guard.ts";
 
 export type FacilitatorAppDeps = FacilitatorVerifyDeps &
   FacilitatorSettleDeps &
   ObservabilityDeps &
-  Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null }>;
+  Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null; apiKeysRequired?: boolean }>;
 
 /** The facilitator interface's version (service-spec.md, Versioning 2), apart from the package's. */
 export const FACILITATOR_API_VERSION = "0.2.0";
 
 /** The facilitator interface: /supported, /verify, /settle, /health, /metrics, /openapi, /docs. */
 export function createFacilitatorApp(deps: FacilitatorAppDeps) {
+  const apiKeyCallers = createApiKeyCallers();
   return new Elysia(APP_CONFIG)
     .use(errorLayer(deps.logger))
     .use(observability(deps, "facilitator"))
-    .use(apiKeyGuard(deps.apiKeys ?? null))
+    .use(apiKeyGuard(deps.apiKeys ?? null, { required: deps.apiKeysRequired ?? true, callers: apiKeyCallers }))
     .use(healthRoutes(deps.health, deps.version))
     .use(facilitatorVerifyRoutes(deps))
-    .use(facilitatorSettleRoutes(deps))
+    .use(facilitatorSettleRoutes({ ...deps, apiKeyCallers }))
     .use(
       apiDocs({
         name: "facilitator",

@@ -118,7 +118,8 @@ for (const [adapter, makeSubject] of ADAPTERS) {
       expect(refusal.transactionError).toEqual({ name: "InstructionError", instructionIndex: 1, detail: { Custom: 1 } });
 
       const started = performance.now();
-      const outcome = await submitTransaction(subject.ledger, wire, signatureOf(wire), 3, 1);
+      // Asked to preflight (settlement's own sends skip it: it simulated before signing).
+      const outcome = await submitTransaction(subject.ledger, wire, signatureOf(wire), 3, 1, { skipPreflight: false });
       expect(performance.now() - started).toBeLessThan(PROMPT_MS);
       expect(outcome.kind).toBe("rejected");
       expect(await subject.ledger.getSignatureStatuses([signatureOf(wire)])).toEqual([null]);
@@ -134,6 +135,7 @@ for (const [adapter, makeSubject] of ADAPTERS) {
       expect(resend.kind).toBe("rejected");
       expect(resend.transactionError).toEqual({ name: "AlreadyProcessed", instructionIndex: null, detail: null });
 
+      expect(await submitTransaction(subject.ledger, wire, signatureOf(wire), 3, 1, { skipPreflight: false })).toEqual({ kind: "sent" });
       expect(await submitTransaction(subject.ledger, wire, signatureOf(wire), 3, 1)).toEqual({ kind: "sent" });
       expect(await usdcOf(subject.dev, wallets.recipient.address)).toBe(4n);
     });
@@ -196,7 +198,7 @@ async function attackPayment(target: PaymentTarget, amount = 1_500_000n): Promis
 describe("SECURITY: /settle of a refused payment with an 'already processed' memo (buildService: embedded litesvm ledger, PGlite, app.handle)", () => {
   const embedded = useEmbeddedService();
 
-  test("answers SETTLEMENT_FAILED at once, records failed, moves nothing and charges no fee", async () => {
+  test("answers SIMULATION_FAILED at once, before signing: no record, nothing moved, no fee", async () => {
     const payment = await attackPayment(embedded);
     const feePayerSol = embedded.ledger.getBalance(embedded.feePayer);
 
@@ -206,19 +208,16 @@ describe("SECURITY: /settle of a refused payment with an 'already processed' mem
 
     expect(reply.status).toBe(200);
     expect(reply.body["success"]).toBe(false);
-    expect(reply.body["errorReason"]).toBe("SETTLEMENT_FAILED");
-    // The ledger's message, memo and all, is reported; it just decides nothing.
-    expect(String(reply.body["errorMessage"])).toContain(ATTACK_MEMO);
-    const record = await embedded.service.store.settlements.get(payment.key);
-    expect(record?.state).toBe("failed");
-    expect(embedded.ledger.getTransaction(record?.signature as Signature)).toBeNull();
+    expect(reply.body["errorReason"]).toBe("SIMULATION_FAILED");
+    // Refused by the simulation before our key signed: nothing was claimed, so nothing to record.
+    expect(await embedded.service.store.settlements.get(payment.key)).toBeNull();
     expect(await usdcOf(embedded.ledger, payment.actors.payer.address)).toBe(1_500_000n);
     expect(embedded.ledger.getBalance(embedded.feePayer)).toBe(feePayerSol);
   });
 });
 
 describe("SECURITY: the same attack over JSON-RPC (fault rig: kit RPC adapter through the proxy to the embedded ledger, PGlite), and recovery never resends it", () => {
-  test("one sendTransaction, record failed, and a reconciliation pass resends nothing", async () => {
+  test("one simulation, no sendTransaction, no record, and a reconciliation pass resends nothing", async () => {
     const rig = await startFaultRig();
     try {
       const payment = await attackPayment(rig);
@@ -228,14 +227,14 @@ describe("SECURITY: the same attack over JSON-RPC (fault rig: kit RPC adapter th
       expect(performance.now() - started).toBeLessThan(5 * PROMPT_MS);
 
       expect(reply.body["success"]).toBe(false);
-      expect(reply.body["errorReason"]).toBe("SETTLEMENT_FAILED");
-      expect(String(reply.body["errorMessage"])).toContain(ATTACK_MEMO);
-      expect((await rig.store.settlements.get(payment.key))?.state).toBe("failed");
-      expect(rig.proxy.forwarded("sendTransaction")).toBe(1);
+      expect(reply.body["errorReason"]).toBe("SIMULATION_FAILED");
+      expect(await rig.store.settlements.get(payment.key)).toBeNull();
+      expect(rig.proxy.forwarded("simulateTransaction")).toBe(1);
+      expect(rig.proxy.forwarded("sendTransaction")).toBe(0);
 
       const report = await rig.reconcile();
       expect(report.resent).toBe(0);
-      expect(rig.proxy.forwarded("sendTransaction")).toBe(1);
+      expect(rig.proxy.forwarded("sendTransaction")).toBe(0);
     } finally {
       await rig.close();
     }

@@ -55,7 +55,11 @@ afterEach(() => Object.assign(faults, { lookup: 0, claimLostAfterCommit: 0, clai
 
 /** Lamports charged to a payer's fee budget in any window. */
 async function charged(payer: string): Promise<bigint> {
-  const rows = await store.executor.query("SELECT coalesce(sum(spent), 0)::text AS spent FROM fee_budget_windows WHERE scope = $1", [`fee-budget/payer:${payer}`]);
+  return spentIn(`fee-budget/payer:${payer}`);
+}
+
+async function spentIn(scope: string): Promise<bigint> {
+  const rows = await store.executor.query("SELECT coalesce(sum(spent), 0)::text AS spent FROM fee_budget_windows WHERE scope = $1", [scope]);
   return BigInt(String(rows[0]?.["spent"] ?? "0"));
 }
 
@@ -131,7 +135,7 @@ describe("store faults during /settle (embedded ledger over JSON-RPC, real RPC a
     expect(rig.proxy.forwarded("sendTransaction")).toBe(sends);
   });
 
-  test("the record is judged first: a settled payment replays after its blockhash expired and its funds moved; an unfundable payment keeps no fee charge", async () => {
+  test("the record is judged first: a settled payment replays after its blockhash expired and its funds moved; an unfundable payment charges its payer's attempt, never the fee payer", async () => {
     const payment = await fundedPayment(rig.ledger, rig.feePayer);
     const first = await postJson(rig.app, "/settle", payment.body);
     expect(first.body["success"]).toBe(true);
@@ -142,12 +146,15 @@ describe("store faults during /settle (embedded ledger over JSON-RPC, real RPC a
 
     expect(replay.body["transaction"]).toBe(first.body["transaction"]);
     expect(extensionsOf(replay)["replayed"]).toBe(true);
-    // The replay's charge (taken while the record was being read) was given back.
+    // A replay is answered from the record before anything is charged.
     expect(await charged(payment.actors.payer.address)).toBe(feeCharged);
 
+    const feePayerSpent = await spentIn(`fee-budget/fee-payer:${rig.feePayer}`);
     const unfunded = await fundedPayment(rig.ledger, rig.feePayer, { fund: 0n });
     const refused = await postJson(rig.app, "/settle", unfunded.body);
     expect(refused.body["errorReason"]).toBe("INSUFFICIENT_FUNDS");
-    expect(await charged(unfunded.actors.payer.address)).toBe(0n);
+    // The refused attempt counts against its payer (bounding how often one payer may try), not the fee payer.
+    expect(await charged(unfunded.actors.payer.address)).toBe(10_000n);
+    expect(await spentIn(`fee-budget/fee-payer:${rig.feePayer}`)).toBe(feePayerSpent);
   });
 });

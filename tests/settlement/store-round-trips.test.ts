@@ -67,25 +67,27 @@ afterAll(async () => {
 });
 
 describe("store round trips a settlement waits for (PGlite, fee budget in the same database)", () => {
+  // The fee is charged after the ledger's preflight, never beside it: a payment the ledger would
+  // refuse must not hold the fee payer's budget even for a simulation's length (issue 19).
   test("the first payment of a fee-budget window: the prune of older windows goes beside the charge, not before it", async () => {
     const payment = await fundedPayment(rig.ledger, rig.feePayer);
     log.length = 0;
 
     expect((await postJson(rig.app, "/settle", payment.body)).body["success"]).toBe(true);
 
-    expect(roundTrips(log)).toEqual([["DELETE fee_budget_windows", "INSERT fee_budget_windows", "SELECT settlements"], ["INSERT settlements"], ["UPDATE settlements"]]);
+    expect(roundTrips(log)).toEqual([["SELECT settlements"], ["DELETE fee_budget_windows", "INSERT fee_budget_windows"], ["INSERT settlements"], ["UPDATE settlements"]]);
   });
 
-  test("a new payment: lookup beside the fee charge, then the claim, then the finish: three", async () => {
+  test("a new payment: the lookup (beside the simulation), the fee charge, the claim, the finish: four", async () => {
     const payment = await fundedPayment(rig.ledger, rig.feePayer);
     log.length = 0;
 
     expect((await postJson(rig.app, "/settle", payment.body)).body["success"]).toBe(true);
 
-    expect(roundTrips(log)).toEqual([["INSERT fee_budget_windows", "SELECT settlements"], ["INSERT settlements"], ["UPDATE settlements"]]);
+    expect(roundTrips(log)).toEqual([["SELECT settlements"], ["INSERT fee_budget_windows"], ["INSERT settlements"], ["UPDATE settlements"]]);
   });
 
-  test("a replay: the lookup beside the fee charge, then the charge given back; nothing signed", async () => {
+  test("a replay: the lookup alone; nothing charged, nothing signed", async () => {
     const payment = await fundedPayment(rig.ledger, rig.feePayer);
     expect((await postJson(rig.app, "/settle", payment.body)).body["success"]).toBe(true);
     const signatures = rig.signatures();
@@ -95,6 +97,17 @@ describe("store round trips a settlement waits for (PGlite, fee budget in the sa
 
     expect(replay.body["success"]).toBe(true);
     expect(rig.signatures()).toBe(signatures);
-    expect(roundTrips(log)).toEqual([["INSERT fee_budget_windows", "SELECT settlements"], ["UPDATE fee_budget_windows"]]);
+    expect(roundTrips(log)).toEqual([["SELECT settlements"]]);
+  });
+
+  test("a payment the ledger would refuse: the lookup, then the payer's attempt charge alone; nothing signed", async () => {
+    const payment = await fundedPayment(rig.ledger, rig.feePayer, { fund: 0n });
+    const signatures = rig.signatures();
+    log.length = 0;
+
+    expect((await postJson(rig.app, "/settle", payment.body)).body["errorReason"]).toBe("INSUFFICIENT_FUNDS");
+
+    expect(rig.signatures()).toBe(signatures);
+    expect(roundTrips(log)).toEqual([["SELECT settlements"], ["INSERT fee_budget_windows"]]);
   });
 });

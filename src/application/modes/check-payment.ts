@@ -4,7 +4,7 @@ import type { ReasonCode } from "../../domain/reason-codes.ts";
 import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
 import { checkRequirements } from "../../domain/verification/requirement-checks.ts";
 import type { Rejection } from "../../domain/verification/rejection.ts";
-import { type VerifyPaymentDeps, checkPayTo, verifyPayment } from "../verify-payment.ts";
+import { type VerifyPaymentDeps, checkPayTo, supportedKindOf, verifyPayment } from "../verify-payment.ts";
 import { type ModeCheckDeps, type ModeVerificationResult, checkModePayment } from "./check-mode-payment.ts";
 import { modeRejected } from "./mode-result.ts";
 
@@ -36,7 +36,7 @@ export async function checkModeRequest(request: PaymentRequest, deps: PaymentChe
 /** What a mode request shares with a standard one: the requirement checks and the payTo policy. */
 export async function checkModeRequirements(request: PaymentRequest, deps: PaymentCheckDeps): Promise<Rejection | null> {
   return (
-    checkRequirements(request.paymentPayload, request.paymentRequirements, { network: deps.network, assets: deps.assets ?? [deps.asset] }) ??
+    checkRequirements(request.paymentPayload, request.paymentRequirements, supportedKindOf(deps)) ??
     (await checkPayTo(request.paymentRequirements.payTo, deps.payToPolicy))
   );
 }

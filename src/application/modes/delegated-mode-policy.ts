@@ -1,6 +1,7 @@
 import type { ModeExtensions } from "../../domain/modes/mode-extensions.ts";
 import { modeSettlementKey } from "../../domain/settlement/mode-settlement-key.ts";
 import { LAMPORTS_PER_SIGNATURE } from "../../domain/verification/fee-checks.ts";
+import { preflightTransaction } from "../ledger-preflight.ts";
 import { isDelegatedReplayAuthorized } from "./authorize-replay.ts";
 import { buildDelegatedTransfer } from "./build-delegated-transfer.ts";
 import { checkDelegatedPayment } from "./check-delegated-payment.ts";
@@ -44,6 +45,8 @@ export const delegatedModePolicy = defineModePolicy<ModeExtensions>({
         blockhash: latest.blockhash,
         // We build it: one signature (ours, as fee payer and SPL delegate), no priority fee.
         feeLamports: LAMPORTS_PER_SIGNATURE,
+        // SECURITY: simulated before we sign, like every transaction we pay for.
+        preflight: () => preflightTransaction(deps.ledger, transaction, verified.payer),
         ...(delegated.budget && delegated.delegationPda ? { budget: { delegation: delegated.delegationPda, ...delegated.budget } } : {}),
         // SECURITY: the key already carries the paymentId; see receipt-mode-policy.ts for why the
         // shared paymentId column stays empty.

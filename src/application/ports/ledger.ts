@@ -36,6 +36,8 @@ export type SimulateOptions = Readonly<{
   accounts?: readonly Address[];
 }>;
 
+export type SendOptions = Readonly<{ skipPreflight?: boolean }>;
+
 export type ConfirmationLevel = "processed" | "confirmed" | "finalized";
 
 /** `err` is the ledger's transaction error rendered as text, or null when it succeeded. */
@@ -73,8 +75,12 @@ export type Ledger = Readonly<{
   getProgramAccounts(program: Address, filters?: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
   /** Simulates wire bytes without signature verification (the fee payer slot may be empty). */
   simulateTransaction(wire: Uint8Array, options?: SimulateOptions): Promise<SimulationOutcome>;
-  /** Submits fully signed wire bytes. Throws {@link LedgerError}. */
-  sendTransaction(wire: Uint8Array): Promise<Signature>;
+  /**
+   * Submits fully signed wire bytes. Throws {@link LedgerError}. With `skipPreflight` the ledger
+   * does not simulate first (settlement already did, before signing): a transaction that cannot
+   * land is then dropped or lands failed, and only its status says so.
+   */
+  sendTransaction(wire: Uint8Array, options?: SendOptions): Promise<Signature>;
   /** Looks up statuses, searching history so an old signature is still found. */
   getSignatureStatuses(signatures: readonly Signature[]): Promise<readonly (SignatureStatus | null)[]>;
   /**

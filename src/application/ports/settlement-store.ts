@@ -29,7 +29,15 @@ export type SettlementDraft = PaymentTerms &
     wireTransaction: string | null;
     /** Block height after which the transaction can never land; null when nothing is submitted. */
     lastValidBlockHeight: bigint | null;
+    /**
+     * What this attempt charged to the fee budgets, so that recovery can give it back when the
+     * transaction never lands; null or absent when nothing was charged (records, unit tests).
+     */
+    feeCharge?: FeeCharge | null;
   }>;
+
+/** A fee-budget charge as a record keeps it: the budget's payer (source owner), fee payer, lamports and window. */
+export type FeeCharge = Readonly<{ payer: string; feePayer: string; lamports: bigint; window: number }>;
 
 export type SettlementRecord = SettlementDraft &
   Readonly<{

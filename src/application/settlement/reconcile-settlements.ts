@@ -2,7 +2,8 @@ import type { Signature } from "@solana/kit";
 import { fromBase64 } from "../../domain/codecs/base64.ts";
 import { type Ledger, type SignatureStatus, isLedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeCharge, SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeBudget } from "./fee-budget.ts";
 import { settleLanded } from "./settle-landed.ts";
 
 export type ReconcileReport = Readonly<{
@@ -26,6 +27,8 @@ export type ReconcileDeps = Readonly<{
   network: string;
   /** RECONCILE_RECHECK_FAILED_MINUTES in seconds: how far back failed records are asked about again; 0 or absent, never. */
   recheckFailedSeconds?: number;
+  /** Gives back the fee charges of transactions that never landed. */
+  feeBudget?: FeeBudget;
 }>;
 
 type Outcome = "settled" | "failed" | "resent" | "open" | "corrected" | "unchanged";
@@ -92,7 +95,10 @@ async function finishOpen(deps: ReconcileDeps, record: SettlementRecord, status:
     return "failed";
   }
   if (!status && isExpired(record, height)) {
-    await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+    const finished = await deps.store.finish(record.key, record.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+    // It never landed, so its fee was never paid: the charge goes back (once: only the
+    // replica whose finish moved the record gives it back).
+    if (finished && record.feeCharge && deps.feeBudget) await releaseQuietly(deps, record.feeCharge);
     return "failed";
   }
   return !status && (await resend(deps, record)) ? "resent" : "open";
@@ -110,6 +116,14 @@ function landed(status: SignatureStatus | null): boolean {
 
 function recordLog(deps: ReconcileDeps, record: SettlementRecord): Logger {
   return deps.logger.child({ key: record.key, signature: record.signature });
+}
+
+async function releaseQuietly(deps: Readonly<{ feeBudget?: FeeBudget; logger: Logger }>, charge: FeeCharge): Promise<void> {
+  try {
+    await deps.feeBudget?.release(charge);
+  } catch (error) {
+    deps.logger.warn("fee budget release failed; the budget stays charged", { error });
+  }
 }
 
 function isExpired(record: SettlementRecord, height: bigint): boolean {

@@ -3,6 +3,7 @@ import type { Ledger } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Repeater } from "../ports/clock.ts";
 import type { SettlementBacklog, SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeBudget } from "./fee-budget.ts";
 import { type ReconcileReport, reconcileSettlements } from "./reconcile-settlements.ts";
 
 /** How one pass ended: what it did and the backlog it left, or an error (logged). */
@@ -20,6 +21,8 @@ export type ReconcilerLoopDeps = Readonly<{
   networkGuard: Readonly<{ verify(): Promise<LedgerNetworkCheck> }>;
   /** RECONCILE_RECHECK_FAILED_MINUTES, in seconds. */
   recheckFailedSeconds: number;
+  /** Gives back the fee charges of transactions that never landed. */
+  feeBudget?: FeeBudget;
   /** RECONCILE_INTERVAL_SECONDS, in milliseconds. */
   intervalMs: number;
   repeat: Repeater;
@@ -65,7 +68,7 @@ async function runPass(deps: ReconcilerLoopDeps, log: Logger): Promise<Reconcile
     log.warn("reconciliation pass skipped: the ledger's network could not be checked", { error: network.error });
     return { outcome: "error" };
   }
-  const { ledger, store, network: id, recheckFailedSeconds } = deps;
-  const report = await reconcileSettlements({ ledger, store, logger: log, network: id, recheckFailedSeconds });
+  const { ledger, store, network: id, recheckFailedSeconds, feeBudget } = deps;
+  const report = await reconcileSettlements({ ledger, store, logger: log, network: id, recheckFailedSeconds, ...(feeBudget ? { feeBudget } : {}) });
   return { outcome: "ok", report, backlog: await store.backlog(id) };
 }

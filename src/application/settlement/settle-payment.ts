@@ -5,18 +5,24 @@ import { isLedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
 import { createBatchedConfirmer } from "./batched-confirmation.ts";
 import { createBlockhashWindowReader } from "./blockhash-window.ts";
+import type { CallerKind } from "./fee-budget.ts";
 import { termsConflict } from "./previous-settlement.ts";
 import { recordSettlement } from "./record-settlement.ts";
 import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
 import { type SettleTransactionDeps, type SettlementCandidate, settleTransaction } from "./settle-transaction.ts";
 
-/** Verification as settlement needs it: the static rules, no simulation (preflight does that). */
+const ANONYMOUS: SettleContext = Object.freeze({ caller: "anonymous" });
+
+/** Verification as settlement needs it: the static rules; the candidate's preflight runs the ledger's part. */
 export type VerifyForSettlement = (
   request: PaymentRequest,
 ) => Promise<Readonly<{ ok: true; candidate: SettlementCandidate }> | Readonly<{ ok: false; reason: ReasonCode; message: string; payer?: string }>>;
 
+/** Who is asking: an API-key caller may spend the fee payer's reserved budget share (FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT). */
+export type SettleContext = Readonly<{ caller: CallerKind }>;
+
 export type SettlementService = Readonly<{
-  settle(request: PaymentRequest): Promise<SettleResponse>;
+  settle(request: PaymentRequest, context?: SettleContext): Promise<SettleResponse>;
   /** Settlements currently executing in this process (graceful shutdown waits for them). */
   inFlight(): number;
   /** Resolves when no settlement is executing in this process. */
@@ -59,11 +65,11 @@ export function createSettlementService(
 
   const answer = deps.duplicates === "reject" ? refuseDuplicate : (response: SettleResponse) => response;
 
-  async function settle(request: PaymentRequest): Promise<SettleResponse> {
-    return answer(await settleOnce(request));
+  async function settle(request: PaymentRequest, context: SettleContext = ANONYMOUS): Promise<SettleResponse> {
+    return answer(await settleOnce(request, context.caller));
   }
 
-  async function settleOnce(request: PaymentRequest): Promise<SettleResponse> {
+  async function settleOnce(request: PaymentRequest, caller: CallerKind): Promise<SettleResponse> {
     const replay = await settledReplay(request);
     if (replay) return replay;
     const verified = await verifyOrUnavailable(request);
@@ -77,7 +83,7 @@ export function createSettlementService(
     }
     // Registered before the first await below: a duplicate arriving while the store lookup is
     // in flight must join this execution, not co-sign (a KMS/HSM call) and claim on its own.
-    const execution = settleCandidate(candidate).finally(() => running.delete(candidate.key));
+    const execution = settleCandidate(candidate, caller).finally(() => running.delete(candidate.key));
     running.set(candidate.key, { paymentId: candidate.paymentId, execution });
     return execution;
   }
@@ -93,8 +99,8 @@ export function createSettlementService(
   }
 
   /** Each path starts with the idempotency check: the record holding this key or paymentId. */
-  function settleCandidate(candidate: SettlementCandidate): Promise<SettleResponse> {
-    return candidate.kind === "record" ? recordSettlement(steps, candidate) : settleTransaction(steps, candidate);
+  function settleCandidate(candidate: SettlementCandidate, caller: CallerKind): Promise<SettleResponse> {
+    return candidate.kind === "record" ? recordSettlement(steps, candidate) : settleTransaction(steps, candidate, caller);
   }
 
   async function settledReplay(request: PaymentRequest): Promise<SettleResponse | null> {

@@ -1,6 +1,7 @@
 import { type PaymentRequest, settlementModeOf } from "../../domain/payment/payment-request.ts";
 import type { PaymentCheckDeps } from "../modes/check-payment.ts";
-import { type VerifyPaymentDeps, checkTransferAccounts, verifyPayment } from "../verify-payment.ts";
+import { preflightPayment } from "../ledger-preflight.ts";
+import { type VerifyPaymentDeps, verifyPayment } from "../verify-payment.ts";
 import { withBatchedAccountReads } from "./batched-account-reads.ts";
 import { modeSettlementVerifier } from "./mode-settlement-verifier.ts";
 import type { VerifyForSettlement } from "./settle-payment.ts";
@@ -13,15 +14,15 @@ export function settlementVerifier(deps: PaymentCheckDeps): VerifyForSettlement 
 }
 
 /**
- * The standard-mode verification for /settle: every rule of /verify except the ledger
- * simulation, which the submission's own preflight repeats on the co-signed bytes (a failure
- * there is the spec's SETTLEMENT_FAILED with the ledger's message), and the funds check, which
- * settlement itself runs just before signing. The already-settled check is left out too: for
- * /settle a settled payment is an idempotent hit, not an error.
+ * The standard-mode verification for /settle: every static rule of /verify; the ledger's part
+ * (simulation, with the funds reasons it explains) is the candidate's preflight, which settlement
+ * runs beside its idempotency check, just before signing, so a settled payment (whose funds are
+ * gone) still answers with its record. The already-settled check is left out too: for /settle a
+ * settled payment is an idempotent hit, not an error.
  */
 export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSettlement {
   const settleDeps: VerifyPaymentDeps = { ...deps, simulate: false, checkFunds: false, settledLookup: undefined };
-  // The funds checks of the settlements in flight share one getMultipleAccounts per batch.
+  // The account reads that explain failed simulations share one getMultipleAccounts per batch.
   const accounts = withBatchedAccountReads(deps.ledger);
   return async (request: PaymentRequest) => {
     const verified = await verifyPayment(request, settleDeps);
@@ -41,9 +42,8 @@ export function standardSettlementVerifier(deps: VerifyPaymentDeps): VerifyForSe
         transaction: verified.transaction,
         blockhash: verified.recentBlockhash,
         feeLamports: verified.feeLamports,
-        // SECURITY: run after the idempotency check (a settled payment's funds are gone) and
-        // before anything is signed: no signature for a payment that cannot pay.
-        checkFundable: () => checkTransferAccounts(accounts, verified.transfers, request.paymentRequirements, deps.tokenViews),
+        // SECURITY: the simulation is the gate: no signature for a transaction the ledger would refuse.
+        preflight: () => preflightPayment(accounts, verified.wire, verified.transfers, request.paymentRequirements, deps.tokenViews),
       },
     };
   };

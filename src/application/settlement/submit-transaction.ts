@@ -1,5 +1,5 @@
 import type { Signature } from "@solana/kit";
-import { type Ledger, LedgerError, isLedgerError } from "../ports/ledger.ts";
+import { type Ledger, LedgerError, type SendOptions, isLedgerError } from "../ports/ledger.ts";
 import { sleep } from "./sleep.ts";
 
 export type SubmissionOutcome =
@@ -8,6 +8,8 @@ export type SubmissionOutcome =
   | Readonly<{ kind: "rejected"; error: string }>
   /** Every attempt hit a transport failure: it may or may not have landed. */
   | Readonly<{ kind: "uncertain"; error: string }>;
+
+const SKIP_PREFLIGHT: SendOptions = Object.freeze({ skipPreflight: true });
 
 /** The ledger says "this signature already landed" (a resend of identical bytes): success, not failure. */
 function alreadyLanded(error: LedgerError): boolean {
@@ -21,6 +23,9 @@ function alreadyLanded(error: LedgerError): boolean {
 /**
  * Sends the fully signed bytes. Resending identical bytes is safe (the ledger deduplicates by
  * signature), so transport failures are retried a few times with backoff.
+ *
+ * The send skips the ledger's preflight: settlement simulated these bytes (less our signature)
+ * just before signing them, and a second simulation per settlement would double the ledger's work.
  */
 export async function submitTransaction(
   ledger: Ledger,
@@ -28,12 +33,13 @@ export async function submitTransaction(
   expected: Signature,
   attempts = 3,
   backoffMs = 200,
+  send: SendOptions = SKIP_PREFLIGHT,
 ): Promise<SubmissionOutcome> {
   let lastError = "";
   let uncertain = false;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      const signature = await ledger.sendTransaction(wire);
+      const signature = await ledger.sendTransaction(wire, send);
       if (signature !== expected) return { kind: "rejected", error: `ledger returned signature ${signature}, expected ${expected}` };
       return { kind: "sent" };
     } catch (error) {

@@ -1,8 +1,9 @@
 import type { PaymentPayload, PaymentRequirements } from "../payment/payment-request.ts";
+import { type MinimumAmounts, checkMinimumAmount } from "./minimum-amount.ts";
 import { reject, type Rejection } from "./rejection.ts";
 
-/** What this facilitator serves: one scheme, one network, the accepted assets (USDC_MINT). */
-export type SupportedKind = Readonly<{ network: string; assets: readonly string[] }>;
+/** What this facilitator serves: one scheme, one network, the accepted assets (USDC_MINT) and their minimums. */
+export type SupportedKind = Readonly<{ network: string; assets: readonly string[]; minimumAmounts?: MinimumAmounts }>;
 
 export function checkScheme(requirements: PaymentRequirements): Rejection | null {
   return requirements.scheme === "exact"
@@ -58,6 +59,7 @@ export function checkRequirements(
     checkNetwork(requirements, supported) ??
     checkAsset(requirements, supported) ??
     checkNonZeroAmount(requirements) ??
+    checkMinimumAmount(requirements, supported.minimumAmounts) ??
     checkAcceptedMatches(payload, requirements)
   );
 }

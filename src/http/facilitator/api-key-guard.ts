@@ -4,6 +4,25 @@ import { HttpError } from "../http-error.ts";
 /** Name and SHA-256 (lowercase hex) of each accepted key. */
 export type ApiKeyHashes = readonly Readonly<{ name: string; sha256: string }>[];
 
+/** The requests that presented a valid API key, for the settle route to tell the fee budget. */
+export type ApiKeyCallers = Readonly<{ mark(request: Request): void; hasKey(request: Request): boolean }>;
+
+export function createApiKeyCallers(): ApiKeyCallers {
+  // Weak: a request's mark goes with it.
+  const marked = new WeakSet<Request>();
+  return Object.freeze({ mark: (request: Request) => void marked.add(request), hasKey: (request: Request) => marked.has(request) });
+}
+
+export type ApiKeyGuardOptions = Readonly<{
+  /**
+   * FACILITATOR_API_KEYS_REQUIRED (default true): without a key, /verify and /settle answer 401.
+   * False admits callers without a key as anonymous (a wrong key is still 401), so that
+   * FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT can keep a share of the budget for key holders.
+   */
+  required?: boolean;
+  callers?: ApiKeyCallers;
+}>;
+
 const PROTECTED_PATHS: ReadonlySet<string> = new Set(["/verify", "/settle"]);
 
 /**
@@ -12,8 +31,9 @@ const PROTECTED_PATHS: ReadonlySet<string> = new Set(["/verify", "/settle"]);
  * file leaks nothing usable; the presented key is hashed and compared in constant time against
  * every entry. /supported, /health and /metrics stay open for probes and discovery.
  */
-export function apiKeyGuard(keys: ApiKeyHashes | null) {
+export function apiKeyGuard(keys: ApiKeyHashes | null, options: ApiKeyGuardOptions = {}) {
   const plugin = new Elysia({ name: "facilitator-api-keys" });
+  const required = options.required ?? true;
   if (keys === null || keys.length === 0) return plugin;
   const digests = keys.map((key) => hexBytes(key.sha256));
   // SECURITY: decided on the matched route, not the request path: "/settle/" reaches the same
@@ -22,12 +42,15 @@ export function apiKeyGuard(keys: ApiKeyHashes | null) {
   // about what a valid body looks like (401, never a 400 naming fields).
   return plugin.onTransform({ as: "global" }, async ({ request, route }) => {
     if (!PROTECTED_PATHS.has(route)) return;
-    const presented = bearerToken(request.headers.get("authorization"));
+    const header = request.headers.get("authorization");
+    if (header === null && !required) return;
+    const presented = bearerToken(header);
     if (presented === null) throw new HttpError(401, "this facilitator requires an API key: Authorization: Bearer <key>");
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(presented)));
     let matched = false;
     for (const candidate of digests) matched = constantTimeEqual(candidate, digest) || matched;
     if (!matched) throw new HttpError(401, "the API key is not valid");
+    options.callers?.mark(request);
   });
 }
 

@@ -260,6 +260,28 @@ export const SettleResponseModel = t.Object(
   },
 );
 
+/**
+ * What this facilitator accepts, declared so a client can build a payment that passes: a payment
+ * within every bound here is not refused for its fees or its size of amount.
+ */
+export const SupportedPolicyModel = t.Object(
+  {
+    maxComputeUnitLimit: t.Integer({ description: "largest SetComputeUnitLimit accepted (COMPUTE_UNIT_LIMIT_TOO_HIGH above)" }),
+    maxComputeUnitPriceMicroLamports: t.Integer({ description: "largest SetComputeUnitPrice accepted, micro-lamports per CU (COMPUTE_UNIT_PRICE_TOO_HIGH above)" }),
+    maxPriorityFeeLamports: t.Integer({ description: "largest compute-unit limit x price, in lamports, rounded up (PRIORITY_FEE_TOO_HIGH above)" }),
+    maxInstructions: t.Integer({ description: "most top-level instructions (TOO_MANY_INSTRUCTIONS above)" }),
+    minimumAmounts: t.Record(t.String(), t.String({ pattern: "^[0-9]+$" }), {
+      description: "smallest amount accepted per asset, in base units (AMOUNT_TOO_SMALL below; MIN_PAYMENT_AMOUNT); an asset not listed takes any non-zero amount",
+    }),
+    protocolFee: t.Union([t.Object({ treasury: t.String(), bps: t.Integer() }, { additionalProperties: false }), t.Null()], {
+      description: "the protocol-fee split admitted with two transfers (PROTOCOL_FEE_TREASURY, PROTOCOL_FEE_BPS), or null when off",
+    }),
+    payToPolicy: t.String({ description: "PAYTO_POLICY: any, allowlist or registered-agents (PAYTO_NOT_ALLOWED when refused)" }),
+  },
+  { title: "SupportedPolicy", additionalProperties: false },
+);
+export type SupportedPolicy = typeof SupportedPolicyModel.static;
+
 export const SupportedKindModel = t.Object(
   {
     x402Version: Type.Integer(),
@@ -270,6 +292,7 @@ export const SupportedKindModel = t.Object(
         feePayer: t.Optional(t.String({ description: "the fee payer to put in transactions" })),
         /** Every mint this facilitator accepts on this network (USDC_MINT). */
         assets: t.Optional(t.Array(t.String(), { description: "every mint accepted (USDC_MINT)" })),
+        policy: t.Optional(SupportedPolicyModel),
       },
       { additionalProperties: false },
     ),

@@ -2,22 +2,25 @@ import { Elysia } from "elysia";
 import type { SettlementService } from "../../application/settlement/settle-payment.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
+import type { ApiKeyCallers } from "./api-key-guard.ts";
 import { PaymentRequestBody, SettleResponseModel } from "./models.ts";
 import { toPaymentRequest } from "./payment-request.ts";
 
 export type FacilitatorSettleDeps = Readonly<{
   /** Null when no fee-payer key is configured: /settle then answers the specified 500. */
   settlement: SettlementService | null;
+  /** Which requests presented a valid API key (the guard marks them); absent: every caller is anonymous. */
+  apiKeyCallers?: ApiKeyCallers;
 }>;
 
 /** POST /settle: payment problems are 200 with `success: false`; only a malformed body is 400. */
 export function facilitatorSettleRoutes(deps: FacilitatorSettleDeps) {
   return new Elysia({ name: "facilitator-settle" }).post(
     "/settle",
-    async ({ body }) => {
+    async ({ body, request: httpRequest }) => {
       const request = toPaymentRequest(body);
       if (!deps.settlement) throw new HttpError(500, "facilitator keypair is not configured for settlement");
-      return deps.settlement.settle(request);
+      return deps.settlement.settle(request, { caller: deps.apiKeyCallers?.hasKey(httpRequest) ? "api-key" : "anonymous" });
     },
     {
       parse: "json",

@@ -9,6 +9,7 @@ import { toPaymentRequest } from "./payment-request.ts";
 import {
   PaymentRequestBody,
   type SupportedKind,
+  type SupportedPolicy,
   type SupportedResponse,
   SupportedResponseModel,
   type VerifyResponse,
@@ -30,13 +31,14 @@ export type FacilitatorVerifyDeps = Omit<VerifyPaymentDeps, "feePayers"> &
 export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
   const verify = deps.verify ?? ((request: PaymentRequest) => verifyPayment(request, deps));
   return new Elysia({ name: "facilitator-verify" })
-    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets ?? [deps.asset]), {
+    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets ?? [deps.asset], declaredPolicyOf(deps)), {
       response: { 200: SupportedResponseModel, ...errorResponses([500]) },
       detail: {
         operationId: "supported",
         tags: ["payments"],
         summary: "Supported payment kinds, settlement-mode extensions and fee-payer keys",
-        description: "One kind per protocol version (v2 with the CAIP-2 network, v1 with its legacy name); `extra.feePayer` is the key to put in transactions as fee payer.",
+        description:
+          "One kind per protocol version (v2 with the CAIP-2 network, v1 with its legacy name); `extra.feePayer` is the key to put in transactions as fee payer, and `extra.policy` declares the bounds a payment must stay within (compute and priority-fee caps, minimum amounts, the protocol-fee split, the payTo policy).",
       },
     })
     .post(
@@ -63,13 +65,30 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
 }
 
 /** design.md §3: one kind per protocol version, all signers listed under `solana:*`. */
-export function supportedResponse(network: string, feePayers: readonly Address[], assets: readonly string[] = []): SupportedResponse {
+export function supportedResponse(network: string, feePayers: readonly Address[], assets: readonly string[] = [], policy?: SupportedPolicy): SupportedResponse {
   const [primary] = feePayers;
-  const extra = { ...(primary ? { feePayer: primary } : {}), ...(assets.length > 0 ? { assets: [...assets] } : {}) };
+  const extra = { ...(primary ? { feePayer: primary } : {}), ...(assets.length > 0 ? { assets: [...assets] } : {}), ...(policy ? { policy } : {}) };
   const kinds: SupportedKind[] = [{ x402Version: 2, scheme: "exact", network, extra }];
   const v1Network = v1NetworkFromCaip2(network);
   if (v1Network) kinds.push({ x402Version: 1, scheme: "exact", network: v1Network, extra });
   return { kinds, extensions: [...MODE_EXTENSION_IDS], signers: { "solana:*": [...feePayers] } };
+}
+
+/**
+ * The policy /supported declares, from the same settings verification enforces (no peer declares
+ * it: hosted facilitators narrowed their bands silently, x402 issues #3268 and #3351).
+ */
+export function declaredPolicyOf(deps: Pick<FacilitatorVerifyDeps, "policy" | "minimumAmounts" | "protocolFee" | "payToPolicy">): SupportedPolicy {
+  const { policy } = deps;
+  return {
+    maxComputeUnitLimit: policy.maxComputeUnitLimit,
+    maxComputeUnitPriceMicroLamports: Number(policy.maxComputeUnitPriceMicroLamports),
+    maxPriorityFeeLamports: Number(policy.maxPriorityFeeLamports),
+    maxInstructions: policy.maxInstructions,
+    minimumAmounts: Object.fromEntries([...(deps.minimumAmounts ?? new Map<string, bigint>())].filter(([, amount]) => amount > 0n).map(([asset, amount]) => [asset, amount.toString()])),
+    protocolFee: deps.protocolFee ? { treasury: deps.protocolFee.treasury, bps: deps.protocolFee.bps } : null,
+    payToPolicy: deps.payToPolicy?.name ?? "any",
+  };
 }
 
 /** What the verify route needs from any verification: who pays, or why it is refused. */

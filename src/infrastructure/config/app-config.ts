@@ -42,6 +42,18 @@ export const AppConfigSchema = Type.Object({
   PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
   PAYTO_ALLOWLIST_FILE: Type.Optional(Type.String({ minLength: 1 })),
   FACILITATOR_API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** With an API keys file: false admits callers without a key as anonymous (they spend only the unreserved fee budget). */
+  FACILITATOR_API_KEYS_REQUIRED: Type.Boolean({ default: true }),
+  /** Share of each fee payer's budget that only API-key callers may spend, in percent. */
+  FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT: Type.Integer({ minimum: 0, maximum: 100, default: 0 }),
+  /**
+   * Smallest payment accepted, in the asset's base units: one number for every accepted asset, or
+   * `<mint>=<amount>` pairs, comma-separated (unlisted assets: 0). 0 accepts any non-zero amount.
+   */
+  MIN_PAYMENT_AMOUNT: Type.String({
+    pattern: "^(\\d{1,20}|[1-9A-HJ-NP-Za-km-z]{32,44}=\\d{1,20}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44}=\\d{1,20})*)$",
+    default: "0",
+  }),
   /** Cap on compute-unit limit x price of one transaction, in lamports. */
   PRIORITY_FEE_MAX_LAMPORTS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 25_000 }),
   /** Lamports our fee payers may spend for one payer, and for each fee payer, per window. */

@@ -56,8 +56,8 @@ export function ledgerPortOf(ledger: EmbeddedLedger): Ledger {
       if (err !== null) return { ok: false, error: renderTransactionError(err), logs };
       return accounts === null ? { ok: true, unitsConsumed, logs } : { ok: true, unitsConsumed, logs, accounts };
     },
-    async sendTransaction(wire) {
-      const result = ledger.submit(wire);
+    async sendTransaction(wire, options) {
+      const result = ledger.submit(wire, { skipPreflight: options?.skipPreflight ?? false });
       if (!result.ok) throw rejection(result.refusal);
       return result.signature;
     },

@@ -263,11 +263,12 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
         throw error;
       }
     },
-    async sendTransaction(wire) {
+    async sendTransaction(wire, sendOptions) {
+      const config = sendOptions?.skipPreflight ? { encoding: "base64", skipPreflight: true } : { encoding: "base64", preflightCommitment: "confirmed" };
       return call(
         "sendTransaction",
         async (signal) => {
-          const signature = await hotRpc("sendTransaction", [toBase64(wire), { encoding: "base64", preflightCommitment: "confirmed" }], signal);
+          const signature = await hotRpc("sendTransaction", [toBase64(wire), config], signal);
           if (typeof signature !== "string") throw new Error("sendTransaction: the node's answer is not a signature");
           return signature as Signature;
         },

@@ -20,10 +20,10 @@ export function instrumentSettlement(settlement: SettlementService, metrics: Met
   };
   return Object.freeze({
     ...settlement,
-    settle: async (request: Parameters<SettlementService["settle"]>[0]) => {
+    settle: async (...args: Parameters<SettlementService["settle"]>) => {
       const started = performance.now();
       try {
-        const result = await settlement.settle(request);
+        const result = await settlement.settle(...args);
         record(result.success ? (result.extensions?.["replayed"] ? "replayed" : "settled") : (result.errorReason ?? "failed"), started);
         return result;
       } catch (error) {

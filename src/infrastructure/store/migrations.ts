@@ -94,6 +94,14 @@ CREATE TABLE feedback_detail_uris (
 `;
 
 /**
+ * What each settlement attempt charged to the fee budgets (JSON: payer, feePayer, lamports as a
+ * string, window), so recovery can give the charge back when the transaction never landed.
+ */
+const ADD_SETTLEMENT_FEE_CHARGE = `
+ALTER TABLE settlements ADD COLUMN fee_charge text;
+`;
+
+/**
  * Two environments may share one database, so each reconciler reads only its own network's
  * records (docs/settlement.md): the open-record index leads with the network, and a second one
  * serves the re-check of records that failed recently, which the ledger may still show landed.
@@ -112,7 +120,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 4, name: "payment_id_per_payer", sql: SCOPE_PAYMENT_ID_TO_PAYER }),
   Object.freeze({ version: 5, name: "fee_budget_windows", sql: CREATE_FEE_BUDGET_WINDOWS }),
   Object.freeze({ version: 6, name: "feedback_detail_uris", sql: CREATE_FEEDBACK_DETAIL_URIS }),
-  Object.freeze({ version: 7, name: "settlements_by_network", sql: INDEX_SETTLEMENTS_BY_NETWORK }),
+  Object.freeze({ version: 7, name: "settlement_fee_charge", sql: ADD_SETTLEMENT_FEE_CHARGE }),
+  Object.freeze({ version: 8, name: "settlements_by_network", sql: INDEX_SETTLEMENTS_BY_NETWORK }),
 ]);
 
 /** The schema version a fully migrated database reports. */

@@ -1,4 +1,4 @@
-import type { SettlementBacklog, SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
+import type { FeeCharge, SettlementBacklog, SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import { SETTLEMENT_MODES } from "../../domain/settlement/settlement-mode.ts";
 import type { SqlRow } from "./sql-executor.ts";
@@ -11,7 +11,7 @@ import type { SqlRow } from "./sql-executor.ts";
 export const SETTLEMENT_COLUMNS = `
   key, payment_id, payer, pay_to, asset, amount::text AS amount, network, mode, signature,
   wire_transaction, last_valid_block_height::text AS last_valid_block_height, state, error,
-  attempts, created_at, updated_at`;
+  attempts, created_at, updated_at, fee_charge`;
 
 const STATES: readonly SettlementState[] = ["pending", "submitted", "settled", "failed"];
 
@@ -34,7 +34,28 @@ export function settlementFromRow(row: SqlRow): SettlementRecord {
     attempts: smallInteger(row, "attempts"),
     createdAt: timestamp(row, "created_at"),
     updatedAt: timestamp(row, "updated_at"),
+    feeCharge: feeChargeOf(row),
   });
+}
+
+/** A fee charge as the `fee_charge` column keeps it: JSON, lamports as a decimal string. */
+export function feeChargeText(charge: FeeCharge | null): string | null {
+  if (charge === null) return null;
+  return JSON.stringify({ payer: charge.payer, feePayer: charge.feePayer, lamports: charge.lamports.toString(), window: charge.window });
+}
+
+/** Null for rows written before the column existed, or without a charge; an unreadable value is treated the same (the budget stays charged). */
+function feeChargeOf(row: SqlRow): FeeCharge | null {
+  const value = row["fee_charge"];
+  if (typeof value !== "string") return null;
+  try {
+    const parsed = JSON.parse(value) as Record<string, unknown>;
+    const { payer, feePayer, lamports, window } = parsed;
+    if (typeof payer !== "string" || typeof feePayer !== "string" || typeof lamports !== "string" || !/^\d+$/.test(lamports) || !Number.isSafeInteger(window)) return null;
+    return Object.freeze({ payer, feePayer, lamports: BigInt(lamports), window: window as number });
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -42,7 +63,7 @@ export function settlementFromRow(row: SqlRow): SettlementRecord {
  * timestamps from RETURNING. Saves sending every column (the signed bytes among them) back.
  */
 export function claimedRecordOf(draft: SettlementDraft, row: SqlRow): SettlementRecord {
-  const { key, paymentId, payer, payTo, asset, amount, network, mode, signature, wireTransaction, lastValidBlockHeight } = draft;
+  const { key, paymentId, payer, payTo, asset, amount, network, mode, signature, wireTransaction, lastValidBlockHeight, feeCharge = null } = draft;
   return Object.freeze({
     key,
     paymentId,
@@ -55,6 +76,7 @@ export function claimedRecordOf(draft: SettlementDraft, row: SqlRow): Settlement
     signature,
     wireTransaction,
     lastValidBlockHeight,
+    feeCharge,
     state: "pending" as const,
     error: null,
     attempts: 1,

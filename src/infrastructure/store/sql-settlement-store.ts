@@ -13,7 +13,7 @@ import { createBatcher } from "../../application/settlement/batcher.ts";
 import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable } from "./sql-executor.ts";
 import { sqlStateOf, UNIQUE_VIOLATION } from "./sql-executor.ts";
-import { SETTLEMENT_COLUMNS, backlogOf, claimedRecordOf, settlementFromRow, stateOf } from "./settlement-rows.ts";
+import { SETTLEMENT_COLUMNS, backlogOf, claimedRecordOf, feeChargeText, settlementFromRow, stateOf } from "./settlement-rows.ts";
 
 const U64_MAX = 2n ** 64n - 1n;
 const I64_MAX = 2n ** 63n - 1n;
@@ -22,8 +22,8 @@ export const MAX_UNRESOLVED_PAGE = 1000;
 
 const INSERT_CLAIM = `
   INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
-                           signature, wire_transaction, last_valid_block_height)
-  VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11::bigint)
+                           signature, wire_transaction, last_valid_block_height, fee_charge)
+  VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11::bigint, $12)
   ON CONFLICT DO NOTHING
   RETURNING ${SETTLEMENT_COLUMNS}`;
 
@@ -33,7 +33,7 @@ const RETAKE_FAILED_CLAIM = `
   UPDATE settlements
      SET payment_id = $2, payer = $3, pay_to = $4, asset = $5, amount = $6::numeric,
          network = $7, mode = $8, signature = $9, wire_transaction = $10,
-         last_valid_block_height = $11::bigint, state = 'pending', error = NULL,
+         last_valid_block_height = $11::bigint, fee_charge = $12, state = 'pending', error = NULL,
          attempts = attempts + 1, updated_at = now()
    WHERE key = $1 AND state = 'failed'
   RETURNING ${SETTLEMENT_COLUMNS}`;
@@ -63,11 +63,11 @@ const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHER
  */
 const INSERT_CLAIMS = `
   INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
-                           signature, wire_transaction, last_valid_block_height)
+                           signature, wire_transaction, last_valid_block_height, fee_charge)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[],
-                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[])
+                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[])
          AS d(key, payment_id, payer, pay_to, asset, amount, network, mode, signature,
-              wire_transaction, last_valid_block_height)
+              wire_transaction, last_valid_block_height, fee_charge)
    ORDER BY key
   ON CONFLICT DO NOTHING
   RETURNING key, created_at, updated_at`;
@@ -223,7 +223,7 @@ async function insertClaims(db: SqlQueryable, drafts: readonly SettlementDraft[]
   for (const draft of drafts) if (!first.has(draft.key)) first.set(draft.key, draft);
   const sent = [...first.values()];
   const columns = sent.map(draftParams);
-  const params = Array.from({ length: 11 }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
+  const params = Array.from({ length: 12 }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
   const rows = await retryDeadlock(() => db.query(INSERT_CLAIMS, params));
   const insertedAt = new Map(rows.map((row) => [String(row["key"]), row]));
   return drafts.map((draft) => {
@@ -379,6 +379,7 @@ function draftParams(draft: SettlementDraft): readonly SqlParam[] {
     draft.signature,
     draft.wireTransaction,
     draft.lastValidBlockHeight === null ? null : draft.lastValidBlockHeight.toString(),
+    feeChargeText(draft.feeCharge ?? null),
   ];
 }
 

@@ -1,23 +1,25 @@
 import { describe, expect, test } from "bun:test";
 import { fakeLedger } from "../../support/fake-ledger.ts";
 import type { Signature } from "@solana/kit";
-import { type Ledger, LedgerError } from "../../../src/application/ports/ledger.ts";
+import { type Ledger, LedgerError, type SendOptions } from "../../../src/application/ports/ledger.ts";
 import { submitTransaction } from "../../../src/application/settlement/submit-transaction.ts";
 
 const SIGNATURE = "expected-signature" as Signature;
 
 /** Hand-written fake Ledger whose sendTransaction answers from a script, one entry per call. */
-function sendingLedger(answers: readonly (Signature | LedgerError)[]): { ledger: Ledger; sends: () => number } {
+function sendingLedger(answers: readonly (Signature | LedgerError)[]): { ledger: Ledger; sends: () => number; options: () => readonly (SendOptions | undefined)[] } {
   let sends = 0;
+  const options: (SendOptions | undefined)[] = [];
   const ledger = fakeLedger({
-    async sendTransaction() {
+    async sendTransaction(_wire, sendOptions) {
+      options.push(sendOptions);
       const answer = answers[Math.min(sends, answers.length - 1)];
       sends += 1;
       if (answer instanceof LedgerError) throw answer;
       return answer ?? SIGNATURE;
     },
   }, "submission");
-  return { ledger, sends: () => sends };
+  return { ledger, sends: () => sends, options: () => options };
 }
 
 const wire = new Uint8Array([1, 2, 3]);
@@ -26,6 +28,13 @@ const wire = new Uint8Array([1, 2, 3]);
 const ALREADY_PROCESSED = { name: "AlreadyProcessed", instructionIndex: null, detail: null } as const;
 
 describe("submitTransaction (hand-written fake ledger)", () => {
+  test("sends without the ledger's preflight by default (settlement simulated before signing), with it when asked", async () => {
+    const { ledger, options } = sendingLedger([SIGNATURE]);
+    expect(await submitTransaction(ledger, wire, SIGNATURE, 3, 1)).toEqual({ kind: "sent" });
+    expect(await submitTransaction(ledger, wire, SIGNATURE, 3, 1, { skipPreflight: false })).toEqual({ kind: "sent" });
+    expect(options()).toEqual([{ skipPreflight: true }, { skipPreflight: false }]);
+  });
+
   test("a first refusal is final: rejected, sent once", async () => {
     const { ledger, sends } = sendingLedger([new LedgerError("rejected", "insufficient funds")]);
     expect(await submitTransaction(ledger, wire, SIGNATURE, 3, 1)).toEqual({ kind: "rejected", error: "insufficient funds" });
