@@ -128,10 +128,20 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
       .use(facilitatorVerifyRoutes({ ...deps, feePayers: () => [actors.feePayer.address, second] }));
     const response = await multi.handle(new Request("http://facilitator/supported"));
     expect(response.status).toBe(200);
+    // The declared policy: the default caps, no minimum, no split, any payTo.
+    const policy = {
+      maxComputeUnitLimit: 400_000,
+      maxComputeUnitPriceMicroLamports: 5_000_000,
+      maxPriorityFeeLamports: 25_000,
+      maxInstructions: 8,
+      minimumAmounts: {},
+      protocolFee: null,
+      payToPolicy: "any",
+    };
     expect(await response.json()).toEqual({
       kinds: [
-        { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT] } },
-        { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT] } },
+        { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy } },
+        { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy } },
       ],
       extensions: ["svc-atomic", "svc-attestation", "svc-delegated"],
       signers: { "solana:*": [actors.feePayer.address, second] },

@@ -282,6 +282,16 @@ export const SupportedPolicyModel = t.Object(
 );
 export type SupportedPolicy = typeof SupportedPolicyModel.static;
 
+const EXAMPLE_POLICY: SupportedPolicy = {
+  maxComputeUnitLimit: 400_000,
+  maxComputeUnitPriceMicroLamports: 5_000_000,
+  maxPriorityFeeLamports: 25_000,
+  maxInstructions: 8,
+  minimumAmounts: { [EXAMPLE_ASSET]: "10000" },
+  protocolFee: null,
+  payToPolicy: "registered-agents",
+};
+
 export const SupportedKindModel = t.Object(
   {
     x402Version: Type.Integer(),
@@ -313,8 +323,8 @@ export const SupportedResponseModel = t.Object(
     examples: [
       {
         kinds: [
-          { x402Version: 2, scheme: "exact", network: EXAMPLE_NETWORK, extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET] } },
-          { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET] } },
+          { x402Version: 2, scheme: "exact", network: EXAMPLE_NETWORK, extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET], policy: EXAMPLE_POLICY } },
+          { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET], policy: EXAMPLE_POLICY } },
         ],
         extensions: [...MODE_EXTENSION_IDS],
         signers: { "solana:*": [EXAMPLE_FEE_PAYER] },

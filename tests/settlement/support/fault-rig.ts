@@ -73,6 +73,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   const feePayer = signer.address;
   await ledger.airdrop(feePayer, 10_000_000_000n);
   let signed = 0;
+  const feeBudget = options.feeBudget ? createFeeBudget(createSqlWindowCounters(store.executor), options.feeBudget, clock) : undefined;
 
   const verifyDeps: VerifyPaymentDeps = {
     ledger: rpcLedger,
@@ -87,7 +88,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
   const settlement = createSettlementService({
     ledger: rpcLedger,
     store: options.wrapStore ? options.wrapStore(store.settlements) : store.settlements,
-    ...(options.feeBudget ? { feeBudget: createFeeBudget(createSqlWindowCounters(store.executor), options.feeBudget, clock) } : {}),
+    ...(feeBudget ? { feeBudget } : {}),
     logger: silentLogger,
     network: SOLANA_DEVNET,
     confirmation: RIG_CONFIRMATION,
@@ -113,7 +114,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     settlement,
     app,
     signatures: () => signed,
-    reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger, network: SOLANA_DEVNET }),
+    reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger, network: SOLANA_DEVNET, ...(feeBudget ? { feeBudget } : {}) }),
     async close() {
       await settlement.drain();
       if (!options.store) await store.close();

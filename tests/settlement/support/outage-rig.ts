@@ -38,6 +38,7 @@ const TRUE_FAILURES: readonly string[] = [
   "the settlement store is unavailable", // nothing was signed or submitted: no record may exist
   "the settlement store did not confirm the claim", // a retry of the same transaction finds the outcome
   "confirmation could not be obtained", // recorded; reconciliation finishes it
+  "the fee budget cannot be checked right now", // FEE_BUDGET_UNAVAILABLE: nothing was signed or submitted, no record
 ];
 
 export async function runOutage(databaseUrl: string, count: number, inFlight: number, fault: Fault): Promise<OutageFigures> {
@@ -103,7 +104,7 @@ export async function runOutage(databaseUrl: string, count: number, inFlight: nu
       }
       expect(reply.status).toBe(200);
       expect(TRUE_FAILURES).toContain(kindOf(reply));
-      if (kindOf(reply) === "the settlement store is unavailable") {
+      if (kindOf(reply) === "the settlement store is unavailable" || kindOf(reply) === "the fee budget cannot be checked right now") {
         expect(String(reply.body["errorMessage"])).toContain("nothing was signed or submitted");
         expect(await service.store.settlements.get(settlementKeyOfPayment(payment))).toBeNull();
       }
