@@ -6,6 +6,7 @@ import type { Ledger } from "./application/ports/ledger.ts";
 import type { Logger } from "./application/ports/logger.ts";
 import type { Signer } from "./application/ports/signer.ts";
 import { systemClock, systemRepeater } from "./application/ports/clock.ts";
+import { checkLedgerNetwork, createNetworkGuard, describeNetworkMismatch } from "./application/ledger-network.ts";
 import { startReconcilerLoop } from "./application/settlement/reconciler-loop.ts";
 import { type SettlementService, createSettlementService } from "./application/settlement/settle-payment.ts";
 import { type SignerPool, createSignerPool, summarizeSignerHealth } from "./application/signer-pool.ts";
@@ -27,6 +28,7 @@ import { instrumentSigner } from "./infrastructure/metrics/instrumented-signer.t
 import { instrumentStore } from "./infrastructure/metrics/instrumented-store.ts";
 import { createPrometheusMetrics } from "./infrastructure/metrics/prometheus-metrics.ts";
 import { registryIndexGauges, signerHealthGauge } from "./infrastructure/metrics/service-gauges.ts";
+import { reconcilerMetrics } from "./infrastructure/metrics/settlement-record-metrics.ts";
 import { enterLogContext } from "./infrastructure/logging/log-context.ts";
 import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
@@ -53,6 +55,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Lamports the development fee payer gets on a fresh embedded ledger. */
 const DEV_FEE_PAYER_LAMPORTS = 100_000_000_000n;
+/** How long start-up waits for the ledger's genesis hash before leaving the NETWORK check to recovery. */
+const NETWORK_CHECK_DEADLINE_MS = 3_000;
 
 export type Service = Readonly<{
   config: AppConfig;
@@ -95,6 +99,11 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ? null
     : createLocalLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
   const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger }), metrics);
+  // Settlement records carry NETWORK and each reconciler touches only its own network's records, so
+  // NETWORK must name this ledger: its genesis hash decides (docs/settlement.md, several networks).
+  const ledgerNetwork = await checkLedgerNetwork(ledger, config.NETWORK, NETWORK_CHECK_DEADLINE_MS);
+  if (ledgerNetwork.kind === "mismatch") throw configurationError([describeNetworkMismatch(config.NETWORK, ledgerNetwork)]);
+  if (ledgerNetwork.kind === "unreachable") logger.warn("NETWORK not checked against the ledger: it did not answer; recovery waits until it does", { error: redactText(ledgerNetwork.error) });
 
   // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
   if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw configurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
@@ -269,7 +278,18 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const reconcile =
     config.ROLE === "registry"
       ? { stop() {} }
-      : startReconcilerLoop({ ledger, store: store.settlements, logger, feeBudget: protection.feeBudget, intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000, repeat: systemRepeater });
+      : startReconcilerLoop({
+          ledger,
+          store: store.settlements,
+          logger,
+          feeBudget: protection.feeBudget,
+          network: config.NETWORK,
+          networkGuard: createNetworkGuard(ledger, config.NETWORK, ledgerNetwork),
+          recheckFailedSeconds: config.RECONCILE_RECHECK_FAILED_MINUTES * 60,
+          intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+          repeat: systemRepeater,
+          onPass: reconcilerMetrics(metrics, systemClock.now),
+        });
 
   return Object.freeze({
     config,

@@ -5,6 +5,11 @@ export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 /** Full genesis hashes, which the embedded ledger reports so clients recognise devnet. */
 export const DEVNET_GENESIS_HASH = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcuWFUBDuyi";
 
+/** The CAIP-2 id of the Solana cluster whose genesis block has this hash. */
+export function networkOfGenesisHash(genesisHash: string): string {
+  return `solana:${genesisHash.slice(0, 32)}`;
+}
+
 export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 export const USDC_DECIMALS = 6;
 

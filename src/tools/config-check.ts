@@ -6,7 +6,7 @@
  *
  * Settings: every variable (parseAppConfig), the NODE_ENV=production guard, the signer settings of
  * both roles, and the files settings name (payTo allowlist, API keys, categories, ledger programs,
- * token keys). Dependencies: the ledger (getHealth), the store (a statement and the schema
+ * token keys). Dependencies: the ledger (getHealth, and its genesis hash against NETWORK), the store (a statement and the schema
  * version; nothing is migrated), each signer (signs and verifies a test message, see
  * signer-check.ts), Redis (PING) when REDIS_URL is set.
  *
@@ -24,6 +24,7 @@ import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/p
 import { productionProblems } from "../infrastructure/config/production-guard.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
+import { checkLedgerNetwork, describeNetworkMismatch } from "../application/ledger-network.ts";
 import { describeDatabaseUrl, isSecretName, redactUrl, scrubSecrets } from "../infrastructure/logging/redact.ts";
 import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
 import { LATEST_SCHEMA_VERSION, type SqlExecutor, createPgliteExecutor, createPostgresExecutor, pgliteDirectory, readSchemaVersion } from "../infrastructure/store/index.ts";
@@ -135,12 +136,18 @@ async function checkLedger(config: AppConfig): Promise<Outcome> {
   const url = config.SOLANA_RPC_URL;
   if (!url) return { ok: true, detail: "unset: the embedded ledger runs inside the service (nothing to reach)" };
   const started = performance.now();
+  const ledger = createRpcLedger({ url, timeoutMs: TIMEOUT_MS });
   try {
-    await createRpcLedger({ url, timeoutMs: TIMEOUT_MS }).ping();
-    return { ok: true, detail: `${redactUrl(url)} answers getHealth (${elapsed(started)})` };
+    await ledger.ping();
   } catch (error) {
     return { ok: false, detail: `${redactUrl(url)} does not answer getHealth: ${messageOf(error)}` };
   }
+  const answered = `${redactUrl(url)} answers getHealth (${elapsed(started)})`;
+  // The service refuses to start on a ledger that is another network than NETWORK says.
+  const network = await checkLedgerNetwork(ledger, config.NETWORK);
+  if (network.kind === "mismatch") return { ok: false, detail: `${answered}, but ${describeNetworkMismatch(config.NETWORK, network)}` };
+  if (network.kind === "unreachable") return { ok: false, detail: `${answered}, but not getGenesisHash (NETWORK cannot be checked): ${network.error}` };
+  return { ok: true, detail: `${answered}; its genesis hash names NETWORK ${config.NETWORK}` };
 }
 
 async function checkStore(config: AppConfig): Promise<Outcome> {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { generateKeyPairSigner, getBase58Decoder, type Signature } from "@solana/kit";
 import { getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { LedgerError, type Ledger } from "../../src/application/ports/ledger.ts";
+import { DEVNET_GENESIS_HASH } from "../../src/domain/networks.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { fundWallets, malformedVariants, transferWire, USDC } from "./helpers.ts";
 
@@ -210,6 +211,10 @@ export function describeLedgerContract(name: string, makeSubject: () => Promise<
       const unknown = getBase58Decoder().decode(crypto.getRandomValues(new Uint8Array(64))) as Signature;
       expect(await subject.ledger.getSignatureStatuses([unknown])).toEqual([null]);
       await subject.ledger.ping();
+    });
+
+    it("names its cluster by the genesis hash: the embedded ledger presents devnet's", async () => {
+      expect(await subject.ledger.getGenesisHash()).toBe(DEVNET_GENESIS_HASH);
     });
   });
 }

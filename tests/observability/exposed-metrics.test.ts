@@ -66,6 +66,16 @@ describe("GET /metrics of a built service after one settle (prom-client, one reg
     expect(sample(/^x402_store_query_duration_seconds_count\{operation="update",table="settlements",outcome="ok"\} [1-9]/)).toBeDefined();
   });
 
+  test("the settlement records and recovery: open records by state, the oldest one's age, reconciler passes, corrections", () => {
+    // The start-up pass ran before the settle; the settle left nothing open.
+    expect(sample(/^x402_settlements_unresolved\{state="pending"\} 0$/)).toBeDefined();
+    expect(sample(/^x402_settlements_unresolved\{state="submitted"\} 0$/)).toBeDefined();
+    expect(sample(/^x402_settlements_oldest_unresolved_age_seconds 0$/)).toBeDefined();
+    expect(sample(/^x402_reconciler_passes_total\{outcome="ok"\} [1-9]/)).toBeDefined();
+    expect(sample(/^x402_reconciler_passes_total\{outcome="error"\} 0$/)).toBeDefined();
+    expect(sample(/^x402_settlement_corrections_total\{from="failed",to="settled"\} 0$/)).toBeDefined();
+  });
+
   test("the registry index's age, health and size, and process metrics from prom-client under Bun", () => {
     const age = Number(sample(/^x402_registry_index_age_seconds /)?.split(" ")[1]);
     expect(age).toBeGreaterThanOrEqual(0);
@@ -105,6 +115,10 @@ describe("deploy/observability: the dashboard and the alert rules query only exp
       "x402_ledger_request_duration_seconds_bucket",
       "x402_ledger_request_duration_seconds_count",
       "x402_registry_index_age_seconds",
+      "x402_settlements_unresolved",
+      "x402_settlements_oldest_unresolved_age_seconds",
+      "x402_reconciler_passes_total",
+      "x402_settlement_corrections_total",
     ]) {
       expect(queried).toContain(name);
     }
@@ -125,6 +139,10 @@ describe("deploy/observability: the dashboard and the alert rules query only exp
     const queried = new Set(rules.flatMap((r) => metricNamesIn(r.expr)));
     const exposed = sampleNames(exposition);
     expect([...queried].filter((name) => !exposed.has(name))).toEqual([]);
+    // The settlement backlog and recovery are alerted on.
+    for (const name of ["x402_settlements_unresolved", "x402_settlements_oldest_unresolved_age_seconds", "x402_reconciler_passes_total", "x402_settlement_corrections_total"]) {
+      expect(queried).toContain(name);
+    }
   });
 
   test("podmonitor.yaml scrapes /metrics on the named port both Deployments' pods expose", () => {

@@ -91,6 +91,7 @@ function fakeLedger(fail: Partial<Record<keyof Ledger, unknown>>): Ledger {
     getSignatureStatuses: () => run("getSignatureStatuses", []),
     getTransactionEffects: () => run("getTransactionEffects", null),
     ping: () => run("ping", undefined),
+    getGenesisHash: () => run("getGenesisHash", "genesis"),
   });
 }
 

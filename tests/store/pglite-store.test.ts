@@ -48,7 +48,7 @@ describe("PGlite specifics (real PGlite)", () => {
       const stored = await second.settlements.get(d.key);
       expect(stored === null ? null : draftPart(stored)).toEqual(d);
       expect(stored?.state).toBe("pending");
-      expect((await second.settlements.listUnresolved(10)).map((r) => r.key)).toEqual([d.key]);
+      expect((await second.settlements.listUnresolved(d.network, 10)).map((r) => r.key)).toEqual([d.key]);
     } finally {
       await second.close();
     }

@@ -241,28 +241,90 @@ export function describeSettlementStoreContract(label: string, harness: StoreHar
       expect((await store().get(legacy.key))?.state).toBe("settled");
     });
 
-    test("listUnresolved returns pending (and legacy submitted) records, oldest first, within the limit", async () => {
+    test("listUnresolved returns pending (and legacy submitted) records of its network only, oldest first, within the limit", async () => {
       // Keys sort differently from insertion order, so ordering by key would fail.
       const tag = uniqueId();
-      const a = draft({ key: `z-${tag}` });
-      const b = draft({ key: `a-${tag}` });
-      const c = draft({ key: `m-${tag}` });
-      const e = draft({ key: `b-${tag}` });
-      for (const d of [a, b, c, e]) await store().claim(d);
+      const network = `solana:${tag.slice(0, 32)}`;
+      const a = draft({ key: `z-${tag}`, network });
+      const b = draft({ key: `a-${tag}`, network });
+      const c = draft({ key: `m-${tag}`, network });
+      const e = draft({ key: `b-${tag}`, network });
+      // Another environment's open record in the same database.
+      const foreign = draft({ key: `c-${tag}`, network: `solana:other${tag.slice(0, 26)}` });
+      for (const d of [a, b, c, e, foreign]) await store().claim(d);
       await store().finish(b.key, b.signature, { state: "settled" });
       await primary.executor.query("UPDATE settlements SET state = 'submitted' WHERE key = $1", [c.key]);
       await store().finish(e.key, e.signature, { state: "failed", error: "x" });
 
-      const unresolved = await store().listUnresolved(1000);
-      const ours = unresolved.filter((r) => r.key.endsWith(tag)).map((r) => r.key);
-      expect(ours).toEqual([a.key, c.key]);
-      for (const r of unresolved) expect(["pending", "submitted"]).toContain(r.state);
-      for (let i = 1; i < unresolved.length; i += 1) {
-        const previous = unresolved[i - 1]?.createdAt.getTime() ?? 0;
-        expect(unresolved[i]?.createdAt.getTime()).toBeGreaterThanOrEqual(previous);
-      }
-      expect(await store().listUnresolved(1)).toHaveLength(1);
-      expect(await store().listUnresolved(0)).toHaveLength(0);
+      const unresolved = await store().listUnresolved(network, 1000);
+      expect(unresolved.map((r) => r.key)).toEqual([a.key, c.key]);
+      expect(unresolved.map((r) => r.state)).toEqual(["pending", "submitted"]);
+      expect((await store().listUnresolved(foreign.network, 1000)).map((r) => r.key)).toEqual([foreign.key]);
+      expect(await store().listUnresolved(network, 1)).toHaveLength(1);
+      expect(await store().listUnresolved(network, 0)).toHaveLength(0);
+    });
+
+    test("settleLanded: the ledger's word moves pending or failed to settled for the record's own signature, and reports the state left", async () => {
+      const [pending, failed, settled, retaken] = [draft(), draft(), draft(), draft()];
+      for (const d of [pending, failed, settled, retaken]) await store().claim(d);
+      await store().finish(failed.key, failed.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+      await store().finish(settled.key, settled.signature, { state: "settled" });
+
+      expect(await store().settleLanded(pending.key, pending.signature)).toBe("pending");
+      expect(await store().settleLanded(failed.key, failed.signature)).toBe("failed");
+      const corrected = await store().get(failed.key);
+      expect(corrected).toMatchObject({ state: "settled", error: null, signature: failed.signature, attempts: 1 });
+      // Nothing to do: already settled, another attempt's signature, no such record.
+      expect(await store().settleLanded(settled.key, settled.signature)).toBeNull();
+      expect(await store().settleLanded(failed.key, failed.signature)).toBeNull();
+      expect(await store().settleLanded(retaken.key, uniqueId("other-attempt"))).toBeNull();
+      expect((await store().get(retaken.key))?.state).toBe("pending");
+      expect(await store().settleLanded(uniqueId("absent"), "sig")).toBeNull();
+      // A finish never undoes it.
+      expect(await store().finish(failed.key, failed.signature, { state: "failed", error: "late" })).toBe(false);
+      expect((await store().get(failed.key))?.state).toBe("settled");
+    });
+
+    test("settleLanded from two replicas at once: exactly one reports the correction", async () => {
+      const d = draft();
+      await store().claim(d);
+      await store().finish(d.key, d.signature, { state: "failed", error: "x" });
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => replica(i).settleLanded(d.key, d.signature)));
+      expect(answers.filter((a) => a === "failed")).toHaveLength(1);
+      expect(answers.filter((a) => a === null)).toHaveLength(5);
+    });
+
+    test("listRecentlyFailed: failed records of its network updated within the window, most recent first", async () => {
+      const tag = uniqueId();
+      const network = `solana:${tag.slice(0, 32)}`;
+      const [older, newer, old, open, settled] = [draft({ network }), draft({ network }), draft({ network }), draft({ network }), draft({ network })];
+      const foreign = draft({ network: `solana:other${tag.slice(0, 26)}` });
+      for (const d of [older, newer, old, open, settled, foreign]) await store().claim(d);
+      for (const d of [older, newer, old, foreign]) await store().finish(d.key, d.signature, { state: "failed", error: "x" });
+      await store().finish(settled.key, settled.signature, { state: "settled" });
+      await primary.executor.query("UPDATE settlements SET updated_at = now() - interval '10 seconds' WHERE key = $1", [older.key]);
+      await primary.executor.query("UPDATE settlements SET updated_at = now() - interval '2 hours' WHERE key = $1", [old.key]);
+
+      expect((await store().listRecentlyFailed(network, 3600, 100)).map((r) => r.key)).toEqual([newer.key, older.key]);
+      expect((await store().listRecentlyFailed(network, 3600, 1)).map((r) => r.key)).toEqual([newer.key]);
+      expect((await store().listRecentlyFailed(network, 3 * 3600, 100)).map((r) => r.key)).toEqual([newer.key, older.key, old.key]);
+      expect(await store().listRecentlyFailed(network, 0, 100)).toHaveLength(0);
+      expect((await store().listRecentlyFailed(foreign.network, 3600, 100)).map((r) => r.key)).toEqual([foreign.key]);
+    });
+
+    test("backlog: open records of its network by state, and when the oldest was claimed", async () => {
+      const tag = uniqueId();
+      const network = `solana:${tag.slice(0, 32)}`;
+      expect(await store().backlog(network)).toEqual({ open: { pending: 0, submitted: 0 }, oldestCreatedAt: null });
+      const [first, second, legacy, done] = [draft({ network }), draft({ network }), draft({ network }), draft({ network })];
+      for (const d of [first, second, legacy, done, draft({ network: `solana:other${tag.slice(0, 26)}` })]) await store().claim(d);
+      await store().finish(done.key, done.signature, { state: "settled" });
+      await primary.executor.query("UPDATE settlements SET state = 'submitted', created_at = now() - interval '5 minutes' WHERE key = $1", [legacy.key]);
+      const backlog = await store().backlog(network);
+      expect(backlog.open).toEqual({ pending: 2, submitted: 1 });
+      const age = Date.now() - (backlog.oldestCreatedAt?.getTime() ?? Date.now());
+      expect(age).toBeGreaterThan(4 * 60_000);
+      expect(age).toBeLessThan(6 * 60_000);
     });
 
     test("group commit: 100 concurrent claims, then their finishes and lookups, each take one statement per batch", async () => {

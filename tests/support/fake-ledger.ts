@@ -2,7 +2,7 @@ import type { Ledger } from "../../src/application/ports/ledger.ts";
 
 const LEDGER_METHODS = [
   "getLatestBlockhash", "isBlockhashValid", "getBlockHeight", "getAccount", "getMultipleAccounts", "getProgramAccounts",
-  "simulateTransaction", "sendTransaction", "getSignatureStatuses", "getTransactionEffects", "ping",
+  "simulateTransaction", "sendTransaction", "getSignatureStatuses", "getTransactionEffects", "ping", "getGenesisHash",
 ] as const satisfies readonly (keyof Ledger)[];
 // A method added to the port and missing above is a type error here, not an undefined method at run time.
 const EVERY_METHOD_LISTED: [Exclude<keyof Ledger, (typeof LEDGER_METHODS)[number]>] extends [never] ? true : never = true;

@@ -10,6 +10,9 @@ import { loadOrCreateDevKeypair } from "../../src/infrastructure/signers/dev-key
 import { LATEST_SCHEMA_VERSION, openStore } from "../../src/infrastructure/store/index.ts";
 import { redisGate, TEST_REDIS_URL } from "../support/redis.ts";
 import { createTestDatabase, postgresGate } from "../support/postgres.ts";
+import { DEVNET_GENESIS_HASH, SOLANA_DEVNET, SOLANA_MAINNET } from "../../src/domain/networks.ts";
+import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
+import { startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const TOOL = resolve(ROOT, "src/tools/config-check.ts");
@@ -93,6 +96,19 @@ describe("config:check (real child process)", () => {
       expect(output).not.toContain(secret);
     }
   });
+
+  test("SOLANA_RPC_URL: the ledger's genesis hash must name NETWORK (embedded ledger over JSON-RPC, presenting devnet)", async () => {
+    const proxy = startLedgerProxy(createLocalLedger());
+    try {
+      const devnet = await configCheck({ DATA_DIR: dataDir(), SOLANA_RPC_URL: proxy.url, SEED_SAMPLE_AGENTS: "false" });
+      expect(devnet.lines.find((l) => l.startsWith("ok   SOLANA_RPC_URL: "))).toEndWith(`its genesis hash names NETWORK ${SOLANA_DEVNET}`);
+      const mainnet = await configCheck({ DATA_DIR: dataDir(), SOLANA_RPC_URL: proxy.url, SEED_SAMPLE_AGENTS: "false", NETWORK: SOLANA_MAINNET });
+      expect(mainnet.code).toBe(1);
+      expect(mainnet.lines.find((l) => l.startsWith("FAIL SOLANA_RPC_URL: "))).toContain(`NETWORK is ${SOLANA_MAINNET}, but the ledger's genesis hash ${DEVNET_GENESIS_HASH} names ${SOLANA_DEVNET}`);
+    } finally {
+      await proxy.stop();
+    }
+  }, 30_000);
 
   test("npm run config:check runs this file", () => {
     const scripts = (JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;

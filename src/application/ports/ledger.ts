@@ -90,6 +90,11 @@ export type Ledger = Readonly<{
   getTransactionEffects(signature: Signature): Promise<TransactionEffects | null>;
   /** Cheap liveness probe used by /health. Throws {@link LedgerError} when unreachable. */
   ping(): Promise<void>;
+  /**
+   * The hash of the ledger's genesis block, which names the cluster: a CAIP-2 id is
+   * `solana:<its first 32 characters>`. Throws {@link LedgerError} when unreachable.
+   */
+  getGenesisHash(): Promise<string>;
 }>;
 
 /**

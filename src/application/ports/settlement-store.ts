@@ -110,6 +110,28 @@ export type SettlementStore = Readonly<{
   findExisting(key: string, paymentId: PayerPaymentId | null): Promise<SettlementRecord | null>;
   /** paymentIds are scoped to their payer: two payers may use the same id. */
   findByPaymentId(payer: string, paymentId: string): Promise<SettlementRecord | null>;
-  /** Records still open (pending, or legacy submitted), oldest first, for recovery. */
-  listUnresolved(limit: number): Promise<readonly SettlementRecord[]>;
+  /**
+   * The ledger confirmed this attempt (this signature) without error: its record becomes `settled`
+   * from whatever state it is in, `failed` included, because the ledger is the truth. Returns the
+   * state it left (`failed` means a final record was corrected), or null, changing nothing, when
+   * it is already settled or holds another attempt. Only a ledger confirmation may call this.
+   */
+  settleLanded(key: string, signature: string): Promise<SettlementState | null>;
+  /** Records of `network` still open (pending, or legacy submitted), oldest first, for recovery. */
+  listUnresolved(network: string, limit: number): Promise<readonly SettlementRecord[]>;
+  /**
+   * Records of `network` that turned `failed` within the last `withinSeconds`, most recent first:
+   * the ones recovery asks the ledger about again, in case the transaction landed after all.
+   */
+  listRecentlyFailed(network: string, withinSeconds: number, limit: number): Promise<readonly SettlementRecord[]>;
+  /** How many records of `network` are open, by state, and when the oldest of them was claimed. */
+  backlog(network: string): Promise<SettlementBacklog>;
+}>;
+
+/** The open records of one network, for the backlog metrics. */
+export type SettlementBacklog = Readonly<{
+  /** Open records by state (`submitted` only in records written by earlier releases). */
+  open: Readonly<Record<"pending" | "submitted", number>>;
+  /** When the oldest open record was claimed; null when none is open. */
+  oldestCreatedAt: Date | null;
 }>;

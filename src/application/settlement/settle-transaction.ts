@@ -10,10 +10,9 @@ import type { CallerKind, FeeReservation } from "./fee-budget.ts";
 import { awaitExisting } from "./previous-settlement.ts";
 import { type SettleResponse, describePaymentId, settleFailure } from "./settle-response.ts";
 import type { TransactionCandidate } from "../payment/settlement-candidate.ts";
+import { settleLanded } from "./settle-landed.ts";
 import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
 import { submitTransaction } from "./submit-transaction.ts";
-
-
 
 /**
  * Steps 3-6 of the spec's settle order: idempotency check, co-sign, claim, submit, confirm,
@@ -97,9 +96,8 @@ async function signClaimAndSubmit(
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, async () => {
-        if (!(await store.finish(candidate.key, signature, { state: "settled" }))) {
-          log.error("confirmed on the ledger but the record was already final or retaken", { state: (await store.get(candidate.key))?.state });
-        }
+        // Already final (failed meanwhile, say): the ledger is the truth, so the record is corrected.
+        if (!(await store.finish(candidate.key, signature, { state: "settled" }))) await settleLanded(store, log, candidate.key, signature);
       });
       deps.onFeeSpent?.("settled", candidate.feePayer, candidate.feeLamports);
       log.info("settled", { payer: candidate.payer, amount: candidate.amount });

@@ -18,6 +18,8 @@ export const AppConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
+  /** Failed settlement records younger than this are asked about again (landed after all? settled); 0 turns it off. */
+  RECONCILE_RECHECK_FAILED_MINUTES: Type.Integer({ minimum: 0, maximum: 1440, default: 30 }),
   NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
   /** The accepted assets, comma-separated (the first is the one a development ledger funds). */
   USDC_MINT: Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*$", default: DEVNET_USDC_MINT }),

@@ -73,6 +73,7 @@ export function ledgerPortOf(ledger: EmbeddedLedger): Ledger {
       });
     },
     ping: async () => {},
+    getGenesisHash: async () => ledger.genesisHash(),
   } satisfies Ledger);
 }
 

@@ -303,6 +303,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
     async ping() {
       await call("getHealth", (abortSignal) => rpc.getHealth().send({ abortSignal }));
     },
+    getGenesisHash: () => call("getGenesisHash", async (abortSignal) => String(await rpc.getGenesisHash().send({ abortSignal }))),
     async getSignaturesForAddress(address, page = {}) {
       const limit = Math.min(Math.max(1, page.limit ?? MAX_SIGNATURES_PER_PAGE), MAX_SIGNATURES_PER_PAGE);
       const entries = await call("getSignaturesForAddress", (abortSignal) =>

@@ -2,6 +2,7 @@ import type { Metrics } from "../../application/ports/metrics.ts";
 import type { OpenedStore } from "../store/open-store.ts";
 import type { SqlExecutor, SqlQueryable } from "../store/sql-executor.ts";
 import { createSqlSettlementStore } from "../store/sql-settlement-store.ts";
+import { countCorrections } from "./settlement-record-metrics.ts";
 import { timed } from "./timed.ts";
 
 export const STORE_DURATION = "x402_store_query_duration_seconds";
@@ -10,14 +11,15 @@ export const STORE_DURATION = "x402_store_query_duration_seconds";
  * The store with every statement timed by operation (the SQL verb), table and outcome. The
  * `postgres` client keeps its pool's counts (open, idle, waiting) private, so statement latency is
  * what the store exposes; a pool running out shows as rising latency here. The settlement store is
- * rebuilt over the timed executor, so its statements are measured like every other store's.
+ * rebuilt over the timed executor, so its statements are measured like every other store's, and
+ * its corrections (a failed record the ledger showed landed) are counted.
  */
 export function instrumentStore(store: OpenedStore, metrics: Metrics): OpenedStore {
   const executor = timedExecutor(store.executor, metrics);
   return Object.freeze({
     ...store,
     executor,
-    settlements: createSqlSettlementStore(executor),
+    settlements: countCorrections(createSqlSettlementStore(executor), metrics),
     ping: async () => void (await executor.query("SELECT 1")),
   });
 }

@@ -101,6 +101,18 @@ const ADD_SETTLEMENT_FEE_CHARGE = `
 ALTER TABLE settlements ADD COLUMN fee_charge text;
 `;
 
+/**
+ * Two environments may share one database, so each reconciler reads only its own network's
+ * records (docs/settlement.md): the open-record index leads with the network, and a second one
+ * serves the re-check of records that failed recently, which the ledger may still show landed.
+ */
+const INDEX_SETTLEMENTS_BY_NETWORK = `
+DROP INDEX settlements_unresolved_idx;
+CREATE INDEX settlements_unresolved_idx ON settlements (network, created_at, seq)
+  WHERE state IN ('pending', 'submitted');
+CREATE INDEX settlements_recently_failed_idx ON settlements (network, updated_at) WHERE state = 'failed';
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -109,6 +121,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 5, name: "fee_budget_windows", sql: CREATE_FEE_BUDGET_WINDOWS }),
   Object.freeze({ version: 6, name: "feedback_detail_uris", sql: CREATE_FEEDBACK_DETAIL_URIS }),
   Object.freeze({ version: 7, name: "settlement_fee_charge", sql: ADD_SETTLEMENT_FEE_CHARGE }),
+  Object.freeze({ version: 8, name: "settlements_by_network", sql: INDEX_SETTLEMENTS_BY_NETWORK }),
 ]);
 
 /** The schema version a fully migrated database reports. */

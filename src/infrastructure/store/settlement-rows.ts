@@ -1,4 +1,4 @@
-import type { FeeCharge, SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
+import type { FeeCharge, SettlementBacklog, SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import { SETTLEMENT_MODES } from "../../domain/settlement/settlement-mode.ts";
 import type { SqlRow } from "./sql-executor.ts";
@@ -85,6 +85,26 @@ export function claimedRecordOf(draft: SettlementDraft, row: SqlRow): Settlement
   });
 }
 
+/** A state read from any column (the state a record left, say). */
+export function stateOf(row: SqlRow, column: string): SettlementState {
+  return oneOf<SettlementState>(row, column, STATES);
+}
+
+/** The rows of the backlog query (one per open state present) as counts and the oldest claim. */
+export function backlogOf(rows: readonly SqlRow[]): SettlementBacklog {
+  const open = { pending: 0, submitted: 0 };
+  let oldest: Date | null = null;
+  for (const row of rows) {
+    const state = oneOf(row, "state", ["pending", "submitted"] as const);
+    const records = row["records"];
+    if (typeof records !== "number" || !Number.isSafeInteger(records)) throw corrupt("count", "an integer");
+    open[state] = records;
+    const claimed = timestamp(row, "oldest");
+    if (oldest === null || claimed < oldest) oldest = claimed;
+  }
+  return Object.freeze({ open: Object.freeze(open), oldestCreatedAt: oldest });
+}
+
 function text(row: SqlRow, column: string): string {
   const value = row[column];
   if (typeof value !== "string") throw corrupt(column, "text");
@@ -118,7 +138,7 @@ function timestamp(row: SqlRow, column: string): Date {
   return date;
 }
 
-function oneOf<T extends string>(row: SqlRow, column: string, allowed: readonly T[]): T {
+function oneOf<const T extends string>(row: SqlRow, column: string, allowed: readonly T[]): T {
   const value = text(row, column);
   const match = allowed.find((candidate) => candidate === value);
   if (match === undefined) throw corrupt(column, `one of ${allowed.join(", ")}`);

@@ -4,18 +4,20 @@ import type {
   ClaimResult,
   PayerPaymentId,
   SettlementDraft,
+  SettlementBacklog,
   SettlementRecord,
+  SettlementState,
   SettlementStore,
 } from "../../application/ports/settlement-store.ts";
 import { createBatcher } from "../../application/settlement/batcher.ts";
 import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable } from "./sql-executor.ts";
 import { sqlStateOf, UNIQUE_VIOLATION } from "./sql-executor.ts";
-import { SETTLEMENT_COLUMNS, claimedRecordOf, feeChargeText, settlementFromRow } from "./settlement-rows.ts";
+import { SETTLEMENT_COLUMNS, backlogOf, claimedRecordOf, feeChargeText, settlementFromRow, stateOf } from "./settlement-rows.ts";
 
 const U64_MAX = 2n ** 64n - 1n;
 const I64_MAX = 2n ** 63n - 1n;
-/** listUnresolved never returns more than this in one call, whatever is asked. */
+/** listUnresolved and listRecentlyFailed never return more than this in one call, whatever is asked. */
 export const MAX_UNRESOLVED_PAGE = 1000;
 
 const INSERT_CLAIM = `
@@ -79,7 +81,8 @@ const LOOKUP = `
      AND (payer, payment_id) IN (SELECT p.payer, p.payment_id FROM unnest($2::text[], $3::text[]) AS p(payer, payment_id))`;
 
 // SECURITY: a final state is never overwritten, so a late or replayed confirmation cannot
-// flip a settled payment to failed (inviting a second submission) or a failure to settled.
+// flip a settled payment to failed (inviting a second submission); the one way out of `failed`
+// is SETTLE_LANDED, on the ledger's word that this very signature landed.
 // SECURITY: the signature condition keeps a late outcome of an earlier attempt from finishing a
 // retry of the same key (which would let a third attempt run while the second may still land).
 // `submitted` is only found in records written by earlier releases.
@@ -100,11 +103,39 @@ export const STATEMENTS_IN_FLIGHT = 2;
 const MAX_CLAIMS_PER_STATEMENT = 200;
 const MAX_ROWS_PER_STATEMENT = 500;
 
+// Scoped to one network: another environment sharing the database reconciles its own records
+// against its own ledger; ours would find none of them and fail them as expired.
 const SELECT_UNRESOLVED = `
   SELECT ${SETTLEMENT_COLUMNS} FROM settlements
-   WHERE state IN ('pending', 'submitted')
+   WHERE state IN ('pending', 'submitted') AND network = $1
    ORDER BY created_at, seq
-   LIMIT $1`;
+   LIMIT $2`;
+
+const SELECT_RECENTLY_FAILED = `
+  SELECT ${SETTLEMENT_COLUMNS} FROM settlements
+   WHERE state = 'failed' AND network = $1 AND updated_at > now() - make_interval(secs => $2)
+   ORDER BY updated_at DESC, seq DESC
+   LIMIT $3`;
+
+/**
+ * The ledger says this attempt landed, so its record is settled whatever it says now. The
+ * subquery locks the row and keeps the state it had, which RETURNING reports: `failed` there is
+ * a correction. A concurrent second call waits for the lock, then finds the row settled.
+ */
+// SECURITY: only the record's own signature (the attempt the ledger confirmed) is moved, and only
+// towards settled: nothing here can fail a payment or finish another attempt.
+const SETTLE_LANDED = `
+  UPDATE settlements AS s SET state = 'settled', error = NULL, updated_at = now()
+    FROM (SELECT key, state FROM settlements
+           WHERE key = $1 AND signature = $2 AND state <> 'settled'
+             FOR UPDATE) AS previous
+   WHERE s.key = previous.key
+  RETURNING previous.state AS previous_state`;
+
+const BACKLOG = `
+  SELECT state, count(*)::integer AS records, min(created_at) AS oldest FROM settlements
+   WHERE state IN ('pending', 'submitted') AND network = $1
+   GROUP BY state`;
 
 /**
  * The SettlementStore port over any SqlExecutor (PostgreSQL or PGlite).
@@ -150,13 +181,32 @@ export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
       const found = await lookUp({ key, paymentId });
       return found.byKey ?? found.byPaymentId;
     },
-    async listUnresolved(limit: number): Promise<readonly SettlementRecord[]> {
-      if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("limit must be a non-negative integer");
-      if (limit === 0) return Object.freeze([]);
-      const rows = await db.query(SELECT_UNRESOLVED, [Math.min(limit, MAX_UNRESOLVED_PAGE)]);
+    async settleLanded(key: string, signature: string): Promise<SettlementState | null> {
+      const [row] = await retryDeadlock(() => db.query(SETTLE_LANDED, [key, signature]));
+      return row === undefined ? null : stateOf(row, "previous_state");
+    },
+    async listUnresolved(network: string, limit: number): Promise<readonly SettlementRecord[]> {
+      if (pageSize(limit) === 0) return Object.freeze([]);
+      const rows = await db.query(SELECT_UNRESOLVED, [network, pageSize(limit)]);
       return Object.freeze(rows.map(settlementFromRow));
     },
+    async listRecentlyFailed(network: string, withinSeconds: number, limit: number): Promise<readonly SettlementRecord[]> {
+      if (!Number.isSafeInteger(withinSeconds) || withinSeconds < 0) throw new RangeError("withinSeconds must be a non-negative integer");
+      if (pageSize(limit) === 0 || withinSeconds === 0) return Object.freeze([]);
+      const rows = await db.query(SELECT_RECENTLY_FAILED, [network, withinSeconds, pageSize(limit)]);
+      return Object.freeze(rows.map(settlementFromRow));
+    },
+    async backlog(network: string): Promise<SettlementBacklog> {
+      const rows = await db.query(BACKLOG, [network]);
+      return backlogOf(rows);
+    },
   });
+}
+
+/** listUnresolved and listRecentlyFailed never return more than MAX_UNRESOLVED_PAGE, whatever is asked. */
+function pageSize(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("limit must be a non-negative integer");
+  return Math.min(limit, MAX_UNRESOLVED_PAGE);
 }
 
 type Finish = Readonly<{ key: string; signature: string; state: "settled" | "failed"; error: string | null }>;

@@ -121,7 +121,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     settlement,
     app,
     signatures: () => signed,
-    reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger, ...(feeBudget ? { feeBudget } : {}) }),
+    reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger, network: SOLANA_DEVNET, ...(feeBudget ? { feeBudget } : {}) }),
     async close() {
       await settlement.drain();
       if (!options.store) await store.close();

@@ -44,6 +44,8 @@ export type PaymentOptions = Readonly<{
   memo?: string;
   /** Pay again as an earlier payment's payer, to its payTo (default: fresh keys). */
   actors?: Actors;
+  /** The requirements' CAIP-2 network (default devnet, which the embedded ledger presents). */
+  network?: string;
 }>;
 
 /** What building a funded payment needs from a ledger: the embedded one, or its JSON-RPC cheat codes. */
@@ -74,7 +76,7 @@ export async function fundedPayment(ledger: FundingLedger, feePayer: Address, op
       memoInstruction(options.memo ?? crypto.randomUUID()),
     ],
   });
-  const requirements = requirementsFor(actors, { amount, extra: { feePayer } });
+  const requirements = requirementsFor(actors, { amount, extra: { feePayer }, ...(options.network ? { network: options.network } : {}) });
   return { actors, requirements, transaction, body: settleBody(transaction, requirements), payerAta, payToAta };
 }
 
