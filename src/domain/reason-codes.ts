@@ -42,6 +42,7 @@ export const REASON_CODES = [
   "ALREADY_SETTLED",
   "SETTLEMENT_FAILED",
   "FEE_BUDGET_EXCEEDED",
+  "FEE_BUDGET_UNAVAILABLE",
   "DUPLICATE_SETTLEMENT",
   "PAYMENT_ID_INVALID",
   // Settlement modes (extensions.mode).
