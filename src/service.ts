@@ -138,7 +138,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
     logger,
     ...(feedbackDetails ? { feedbackDetails } : {}),
-    ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL }) } : {}),
+    ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL, answerTimeoutMs: config.LEDGER_RPC_TIMEOUT_MS }) } : {}),
   });
   const counters = windowCounterFactory(config, store.executor, { metrics, logger: logger.child({ component: "counters" }) });
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
