@@ -20,6 +20,9 @@ export type CounterStoreWatch = Readonly<{
  * not one per request: during an outage every rate-limited request and every settlement fails here.
  */
 export function watchCounterStore(backend: CounterBackend, metrics: Metrics, logger: Logger): CounterStoreWatch {
+  const help = "Failed calls to the shared window counters (rate limits, fee budget), by operation and backend";
+  // Exposed at 0 from the start, so a rate() over the first failures has a baseline to rise from.
+  for (const op of backend === "redis" ? ["add", "subtract", "ping"] : ["add", "subtract"]) metrics.increment(COUNTER_STORE_ERRORS, help, { op, backend }, 0);
   let failing = false;
   async function watch<T>(op: string, work: () => Promise<T>): Promise<T> {
     try {
@@ -30,7 +33,7 @@ export function watchCounterStore(backend: CounterBackend, metrics: Metrics, log
       }
       return result;
     } catch (error) {
-      metrics.increment(COUNTER_STORE_ERRORS, "Failed calls to the shared window counters (rate limits, fee budget), by operation and backend", { op, backend });
+      metrics.increment(COUNTER_STORE_ERRORS, help, { op, backend });
       if (!failing) {
         failing = true;
         logger.warn("shared counters unavailable: rate-limited routes answer 503 and /settle answers FEE_BUDGET_UNAVAILABLE", { backend, op, error: describe(error) });
