@@ -6,7 +6,7 @@
 // /verify answers isValid false with a reason, /settle answers SETTLEMENT_FAILED with nothing sent,
 // and readiness turns down only after READINESS_FAILURE_THRESHOLD failed probes in a row.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { Address } from "@solana/kit";
+import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { bunHttpListener } from "../../src/infrastructure/http-listener/bun-http-listener.ts";
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type LedgerProxy, startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
@@ -39,9 +39,15 @@ type Rig = Readonly<{ ledger: LocalLedger; proxy: LedgerProxy; service: TestServ
 async function startRig(env: Readonly<Record<string, string>> = {}): Promise<Rig> {
   const ledger = createLocalLedger();
   const proxy = startLedgerProxy(ledger);
-  const key = await newFeePayerKey();
+  const [key, authority] = [await newFeePayerKey(), await newFeePayerKey()];
   await ledger.airdrop(key.address, 10_000_000_000n);
-  const service = await startService({ SOLANA_RPC_URL: proxy.url, FEE_PAYER_PRIVATE_KEY: key.json, RECONCILE_INTERVAL_SECONDS: "3600", ...env });
+  const service = await startService({
+    SOLANA_RPC_URL: proxy.url,
+    FEE_PAYER_PRIVATE_KEY: key.json,
+    CONFIG_AUTHORITY_PRIVATE_KEY: authority.json,
+    RECONCILE_INTERVAL_SECONDS: "3600",
+    ...env,
+  });
   return { ledger, proxy, service, feePayer: key.address as Address };
 }
 
@@ -87,6 +93,13 @@ describe.each([
     expect(rig.proxy.forwarded("sendTransaction")).toBe(0);
     expect(await rig.service.store.settlements.get(settlementKeyOfPayment(fresh))).toBeNull();
     expect(await usdcOf(rig.ledger, fresh.actors.payTo.address)).toBe(0n);
+  });
+
+  test("POST /agents/register: 503 in the error shape saying the ledger is unavailable, bounded by the RPC timeout", async () => {
+    const owner = await generateKeyPairSigner();
+    const reply = await send(rig.service.registryApp, "POST", "/agents/register", { name: "Weather agent", ownerAddress: owner.address, metadataUri: "https://agents.example.com/weather.json" });
+    expect(reply).toMatchObject({ status: 503, body: { statusCode: 503, message: "the ledger is unavailable; registration cannot be built right now", error: "Service Unavailable" } });
+    expect(reply.ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
   });
 
   test("readiness: 200 degraded for two failed probes, 503 at the third (READINESS_FAILURE_THRESHOLD 3); /verify keeps answering in x402's shape meanwhile", async () => {
