@@ -98,7 +98,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const embeddedLedger = config.SOLANA_RPC_URL
     ? null
     : createLocalLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
-  const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", logger }), metrics);
+  const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", timeoutMs: config.LEDGER_RPC_TIMEOUT_MS, logger }), metrics);
   // Settlement records carry NETWORK and each reconciler touches only its own network's records, so
   // NETWORK must name this ledger: its genesis hash decides (docs/settlement.md, several networks).
   const ledgerNetwork = await checkLedgerNetwork(ledger, config.NETWORK, NETWORK_CHECK_DEADLINE_MS);
@@ -136,7 +136,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). The
   // embedded ledger keeps no history by address (its registry accounts come from cheat codes): "" there.
   const feedbackDetails = config.SOLANA_RPC_URL
-    ? createFeedbackDetailBackfill({ history: createRpcLedger({ url: config.SOLANA_RPC_URL, logger }), store: createSqlFeedbackDetailUriStore(store.executor), programId: config.REGISTRY_PROGRAM_ID as Address, clock: systemClock, logger })
+    ? createFeedbackDetailBackfill({ history: createRpcLedger({ url: config.SOLANA_RPC_URL, timeoutMs: config.LEDGER_RPC_TIMEOUT_MS, logger }), store: createSqlFeedbackDetailUriStore(store.executor), programId: config.REGISTRY_PROGRAM_ID as Address, clock: systemClock, logger })
     : undefined;
   const index = createAgentIndex({
     ledger,
@@ -145,9 +145,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
     logger,
     ...(feedbackDetails ? { feedbackDetails } : {}),
-    ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL }) } : {}),
+    ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL, answerTimeoutMs: config.LEDGER_RPC_TIMEOUT_MS }) } : {}),
   });
-  const counters = windowCounterFactory(config.REDIS_URL, store.executor);
+  const counters = windowCounterFactory(config, store.executor, { metrics, logger: logger.child({ component: "counters" }) });
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
 
   const paymentDeps: PaymentDeps = {
@@ -201,6 +201,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const balances = feePayerBalanceCheck(ledger, () => feePayers.addresses, BigInt(config.FEE_PAYER_MIN_BALANCE_LAMPORTS), metrics);
   const health: HealthProbes = {
     readiness: FACILITATOR_READINESS,
+    failuresBeforeDown: config.READINESS_FAILURE_THRESHOLD,
+    // Without the fee budget's counters nothing can be settled (the budget fails closed).
+    ...(counters.ping ? { counters: redacted(pingProbe(counters.ping)) } : {}),
     ledger: redacted(pingProbe(() => ledger.ping())),
     store: redacted(pingProbe(() => store.ping())),
     signer: async () => {
@@ -256,6 +259,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     version: VERSION,
     health: {
       readiness: REGISTRY_READINESS,
+      failuresBeforeDown: config.READINESS_FAILURE_THRESHOLD,
+      // The sign-in and registration rate limits fail closed (503) without them; reads go on.
+      ...(counters.ping ? { counters: redacted(pingProbe(counters.ping, "degraded")) } : {}),
       // The index serves its last good model when the ledger fails, so the registry degrades instead of dying.
       ledger: redacted(async () => {
         const h = index.health();

@@ -49,7 +49,11 @@ export const ERROR_CODES = [
    * A write that failed this way may or may not have committed; callers leave the rest to recovery.
    */
   "STORE_UNAVAILABLE",
-  /** The shared window counters (Redis, or the database) could not answer in time; nothing that needs them goes ahead. */
+  /**
+   * The shared window counters (Redis, or the database without REDIS_URL) did not answer in time
+   * or at all. Limits built on them fail closed: a rate-limited route answers 503, the fee budget
+   * charges nothing and signs nothing.
+   */
   "COUNTERS_UNAVAILABLE",
   /** The agent index has never loaded and loading failed; the registry answers 503. */
   "REGISTRY_INDEX_UNAVAILABLE",

@@ -23,7 +23,10 @@ export const HealthReportModel = t.Object(
   {
     status: CheckStatusModel,
     version: t.String({ description: "the service's version" }),
-    checks: t.Object({ ledger: CheckModel, store: CheckModel, signer: CheckModel }, { additionalProperties: false }),
+    checks: t.Object(
+      { ledger: CheckModel, store: CheckModel, signer: CheckModel, counters: t.Optional(CheckModel) },
+      { additionalProperties: false, description: "counters: the shared rate-limit and fee-budget counters, present when they are in Redis (REDIS_URL)" },
+    ),
   },
   { title: "HealthReport", additionalProperties: false, examples: [reportExample("ok"), reportExample("degraded")] },
 );
@@ -41,7 +44,7 @@ export const ReadinessReportModel = t.Object(
     status: CheckStatusModel,
     version: t.String(),
     checks: t.Object(
-      { ledger: t.Optional(CheckModel), store: t.Optional(CheckModel), signer: t.Optional(CheckModel) },
+      { ledger: t.Optional(CheckModel), store: t.Optional(CheckModel), signer: t.Optional(CheckModel), counters: t.Optional(CheckModel) },
       { additionalProperties: false, description: "the checks this interface needs" },
     ),
   },

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { type HealthProbes, checkHealth, checkReadiness } from "../application/health.ts";
+import { type HealthProbes, checkHealth, createReadinessCheck } from "../application/health.ts";
 import { HealthDownModel, HealthReportModel, LivenessModel, ReadinessDownModel, ReadinessReportModel } from "./health-models.ts";
 
 /**
@@ -7,17 +7,20 @@ import { HealthDownModel, HealthReportModel, LivenessModel, ReadinessDownModel, 
  * - GET /health/live (liveness): the process answers. It runs no probe, so an RPC or database
  *   outage can never make Kubernetes restart every pod at once.
  * - GET /health/ready (readiness): the dependencies this interface needs (`probes.readiness`);
- *   503 when one of them is down, so the pod leaves the Service's endpoints until it recovers.
+ *   503 once one of them has failed `probes.failuresBeforeDown` probes in a row, so the pod leaves
+ *   the Service's endpoints until it recovers (one failed probe is only `degraded`).
  * - GET /health: every check, the spec's shape; 200 for ok and degraded, 503 when down.
  */
 export function healthRoutes(probes: HealthProbes, version: string) {
+  // One per interface: it remembers each check's failures in a row.
+  const readiness = createReadinessCheck(probes, version);
   return new Elysia()
     .get(
       "/health",
       async ({ set }) => answer(set, await checkHealth(probes, version)),
       {
         response: { 200: HealthReportModel, 503: HealthDownModel },
-        detail: { operationId: "health", tags: ["health"], summary: "Every check (ledger, store, signer); 200 for ok and degraded, 503 when down" },
+        detail: { operationId: "health", tags: ["health"], summary: "Every check (ledger, store, signer; counters with Redis); 200 for ok and degraded, 503 when down" },
       },
     )
     .get("/health/live", () => ({ status: "ok" as const }), {
@@ -26,10 +29,10 @@ export function healthRoutes(probes: HealthProbes, version: string) {
     })
     .get(
       "/health/ready",
-      async ({ set }) => answer(set, await checkReadiness(probes, version)),
+      async ({ set }) => answer(set, await readiness()),
       {
         response: { 200: ReadinessReportModel, 503: ReadinessDownModel },
-        detail: { operationId: "healthReady", tags: ["health"], summary: "Readiness: the checks this interface needs; 503 when one is down" },
+        detail: { operationId: "healthReady", tags: ["health"], summary: "Readiness: the checks this interface needs; 503 once one has failed several probes in a row (READINESS_FAILURE_THRESHOLD)" },
       },
     );
 }

@@ -40,10 +40,14 @@ export const HTTP_STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
   NOT_IMPLEMENTED: 501,
   BAD_GATEWAY: 502,
   UNAVAILABLE: 503,
+  COUNTERS_UNAVAILABLE: 503,
 });
 
+/** Each status's first code in the table: `new HttpError(503, ...)` is UNAVAILABLE, not a later 503 code. */
 const CODE_OF_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
-  Object.entries(HTTP_STATUS_OF_CODE).map(([code, status]) => [status, code as ErrorCode] as const),
+  Object.entries(HTTP_STATUS_OF_CODE)
+    .reverse()
+    .map(([code, status]) => [status, code as ErrorCode] as const),
 );
 
 /** The status a coded error is answered with, or null when it is not a client-facing code. */

@@ -72,3 +72,17 @@ describe("bun src/main.ts with a bad configuration (real child process)", () => 
     expect(output).not.toContain("do-not-print-me");
   });
 });
+
+describe("dependency bounds (issue 20: Redis and the ledger fail without taking the service down)", () => {
+  test("defaults: Redis calls bounded at 500 ms, ledger calls at 3 s (below Bun's 10 s idle timeout), readiness down after 3 failed probes", () => {
+    const parsed = parseAppConfig({});
+    expect(parsed.ok && parsed.config).toMatchObject({ REDIS_CONNECT_TIMEOUT_MS: 500, REDIS_COMMAND_TIMEOUT_MS: 500, LEDGER_RPC_TIMEOUT_MS: 3000, READINESS_FAILURE_THRESHOLD: 3 });
+  });
+
+  test("a ledger timeout at or past the HTTP idle timeout, an unbounded Redis call and a zero threshold are refused", () => {
+    const parsed = parseAppConfig({ LEDGER_RPC_TIMEOUT_MS: "10000", REDIS_COMMAND_TIMEOUT_MS: "0", READINESS_FAILURE_THRESHOLD: "0" });
+    expect(parsed.ok).toBe(false);
+    const errors = parsed.ok ? [] : parsed.errors.join("\n");
+    for (const name of ["LEDGER_RPC_TIMEOUT_MS", "REDIS_COMMAND_TIMEOUT_MS", "READINESS_FAILURE_THRESHOLD"]) expect(errors).toContain(name);
+  });
+});

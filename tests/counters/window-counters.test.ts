@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { WindowCounters } from "../../src/application/ports/window-counters.ts";
 import { createFeeBudget } from "../../src/application/settlement/fee-budget.ts";
-import { createRedisWindowCounters } from "../../src/infrastructure/counters/redis-window-counters.ts";
+import { createRedisCounterStore } from "../../src/infrastructure/counters/redis-window-counters.ts";
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import type { SqlQueryable } from "../../src/infrastructure/store/sql-executor.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
@@ -165,10 +165,12 @@ failWhenRequired(redis, "Redis must be reachable in CI");
 if (redis.run) {
   describeWindowCountersContract("Redis (real server, two clients as two replicas)", async () => {
     const prefix = `test:${crypto.randomUUID()}`;
-    const clients = [createRedisWindowCounters(TEST_REDIS_URL, 60, prefix), createRedisWindowCounters(TEST_REDIS_URL, 60, prefix)];
+    const open = () => createRedisCounterStore({ url: TEST_REDIS_URL, connectTimeoutMs: 500, commandTimeoutMs: 500 });
+    const clients = [open(), open()];
     return {
-      counters: clients[0]!,
-      second: clients[1]!,
+      counters: clients[0]!.counters(prefix, 60),
+      second: clients[1]!.counters(prefix, 60),
+      other: clients[1]!.counters(`${prefix}:rate-limit`, 60),
       close: async () => {
         for (const client of clients) await client.close();
       },

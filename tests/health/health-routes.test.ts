@@ -43,13 +43,15 @@ const ok = (): HealthCheck => ({ status: "ok" });
 const degraded = (detail = "degraded for the test"): HealthCheck => ({ status: "degraded", detail });
 const down = (detail = "down for the test"): HealthCheck => ({ status: "down", detail });
 
-type Probes = Readonly<{ ledger: ReturnType<typeof probe>; store: ReturnType<typeof probe>; signer: ReturnType<typeof probe> }>;
+type Probes = Readonly<{ ledger: ReturnType<typeof probe>; store: ReturnType<typeof probe>; signer: ReturnType<typeof probe>; counters?: ReturnType<typeof probe> }>;
 
+/** The three checks every interface has, and `counters` (a store of their own: Redis) only when given. */
 function probes(overrides: Partial<Record<CheckName, HealthCheck | "throws" | "hangs">> = {}): Probes {
-  return { ledger: probe(overrides.ledger ?? ok()), store: probe(overrides.store ?? ok()), signer: probe(overrides.signer ?? ok()) };
+  const { counters } = overrides;
+  return { ledger: probe(overrides.ledger ?? ok()), store: probe(overrides.store ?? ok()), signer: probe(overrides.signer ?? ok()), ...(counters ? { counters: probe(counters) } : {}) };
 }
 
-const calls = (p: Probes) => p.ledger.calls + p.store.calls + p.signer.calls;
+const calls = (p: Probes) => p.ledger.calls + p.store.calls + p.signer.calls + (p.counters?.calls ?? 0);
 
 async function facilitatorApp(health: HealthProbes, apiKeys: { name: string; sha256: string }[] | null = null) {
   const actors = await createActors();
@@ -190,5 +192,76 @@ describe("GET /health/ready on the registry interface: only the index is needed"
     const app = registryApp({ ...probes({ store: down() }), readiness: REGISTRY_READINESS });
     expect((await get(app, "/health")).status).toBe(503);
     expect((await get(app, "/health/ready")).status).toBe(200);
+  });
+});
+
+describe("GET /health/ready turns down only after several failed probes in a row (failuresBeforeDown, READINESS_FAILURE_THRESHOLD)", () => {
+  test("threshold 3: the first two failed probes answer 200 degraded with the count, the third 503 down", async () => {
+    const p = probes({ ledger: down("no answer within 2000 ms") });
+    const app = await facilitatorApp({ ...p, readiness: FACILITATOR_READINESS, failuresBeforeDown: 3 });
+    const first = await get(app, "/health/ready");
+    expect(first).toMatchObject({ status: 200, body: { status: "degraded", checks: { ledger: { status: "degraded", detail: "no answer within 2000 ms (failed 1 time in a row; down after 3)" } } } });
+    const second = await get(app, "/health/ready");
+    expect(second).toMatchObject({ status: 200, body: { checks: { ledger: { detail: "no answer within 2000 ms (failed 2 times in a row; down after 3)" } } } });
+    expect(await get(app, "/health/ready")).toMatchObject({ status: 503, body: { status: "down", checks: { ledger: { status: "down", detail: "no answer within 2000 ms" } } } });
+    expect((await get(app, "/health/ready")).status).toBe(503);
+    expect(p.ledger.calls).toBe(4);
+  });
+
+  test("one probe that works clears the count: a later failure starts again at 1", async () => {
+    let check: HealthCheck = down();
+    const app = await facilitatorApp({ ...probes(), ledger: async () => check, readiness: FACILITATOR_READINESS, failuresBeforeDown: 2 });
+    expect((await get(app, "/health/ready")).status).toBe(200);
+    check = ok();
+    expect(await get(app, "/health/ready")).toMatchObject({ status: 200, body: { status: "ok" } });
+    check = down();
+    expect(await get(app, "/health/ready")).toMatchObject({ status: 200, body: { status: "degraded" } });
+    expect((await get(app, "/health/ready")).status).toBe(503);
+    check = ok();
+    expect(await get(app, "/health/ready")).toMatchObject({ status: 200, body: { status: "ok" } });
+  });
+
+  test("each check counts its own failures in a row", async () => {
+    let store: HealthCheck = ok();
+    const app = await facilitatorApp({ ...probes({ ledger: down() }), store: async () => store, readiness: FACILITATOR_READINESS, failuresBeforeDown: 2 });
+    expect((await get(app, "/health/ready")).status).toBe(200);
+    store = down();
+    // The ledger's second failure turns it down; the store's first is only degraded.
+    const reply = await get(app, "/health/ready");
+    expect(reply).toMatchObject({ status: 503, body: { checks: { ledger: { status: "down" }, store: { status: "degraded" } } } });
+  });
+
+  test("probes that arrive together share one round: a second prober cannot reach the threshold faster", async () => {
+    const p = probes({ ledger: down() });
+    const app = await facilitatorApp({ ...p, readiness: FACILITATOR_READINESS, failuresBeforeDown: 2 });
+    const replies = await Promise.all([get(app, "/health/ready"), get(app, "/health/ready"), get(app, "/health/ready")]);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(p.ledger.calls).toBe(1);
+    expect((await get(app, "/health/ready")).status).toBe(503);
+  });
+
+  test("GET /health is not the readiness probe: it reports the failure at once (503)", async () => {
+    const app = await facilitatorApp({ ...probes({ ledger: down() }), readiness: FACILITATOR_READINESS, failuresBeforeDown: 3 });
+    expect((await get(app, "/health")).status).toBe(503);
+    expect((await get(app, "/health/ready")).status).toBe(200);
+  });
+});
+
+describe("the counters check (Redis as the shared counters' store)", () => {
+  test("facilitator: counters down is down like the store; /health lists the check", async () => {
+    const app = await facilitatorApp({ ...probes({ counters: down("the shared counters are unavailable (no answer within 500 ms); retry shortly") }), readiness: FACILITATOR_READINESS });
+    expect(await get(app, "/health/ready")).toMatchObject({ status: 503, body: { checks: { counters: { status: "down" } } } });
+    const health = await get(app, "/health");
+    expect(Object.keys(health.body["checks"] as object).sort()).toEqual(["counters", "ledger", "signer", "store"]);
+  });
+
+  test("registry: its counters probe reports degraded (the rate-limited routes answer 503, reads go on): ready, and the check is shown", async () => {
+    const reply = await get(registryApp({ ...probes({ counters: degraded("the shared counters are unavailable (connection refused); retry shortly") }), readiness: REGISTRY_READINESS }), "/health/ready");
+    expect(reply).toMatchObject({ status: 200, body: { status: "degraded", checks: { ledger: { status: "ok" }, counters: { status: "degraded" } } } });
+  });
+
+  test("without a counters probe (counters in the database) no counters check is listed", async () => {
+    const reply = await get(registryApp({ ...probes(), readiness: REGISTRY_READINESS }), "/health/ready");
+    expect(Object.keys(reply.body["checks"] as object)).toEqual(["ledger"]);
   });
 });

@@ -1,5 +1,6 @@
 // The whole composition (buildService, as main.ts runs it) during an RPC outage: the process is
-// alive on both interfaces, the facilitator leaves rotation (it can neither verify nor settle),
+// alive on both interfaces, the facilitator leaves rotation once the outage has lasted three
+// readiness probes (it can neither verify nor settle),
 // the registry stays in rotation (reads come from its index) and reports itself degraded.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
@@ -28,7 +29,9 @@ describe("an RPC outage through the real composition", () => {
     expect(await get(service.registryApp, "/health/live")).toEqual({ status: 200, body: { status: "ok" } });
   });
 
-  test("facilitator readiness: 503 with the ledger down; the store is still ok", async () => {
+  test("facilitator readiness: 503 with the ledger down, from the third failed probe in a row (READINESS_FAILURE_THRESHOLD); the store is still ok", async () => {
+    expect((await get(service.facilitatorApp, "/health/ready")).status).toBe(200);
+    expect((await get(service.facilitatorApp, "/health/ready")).status).toBe(200);
     const reply = await get(service.facilitatorApp, "/health/ready");
     expect(reply.status).toBe(503);
     expect(reply.body).toMatchObject({ status: "down", checks: { ledger: { status: "down" }, store: { status: "ok" } } });

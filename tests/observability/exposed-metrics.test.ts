@@ -88,6 +88,11 @@ describe("GET /metrics of a built service after one settle (prom-client, one reg
     expect(Number(sample(/^process_resident_memory_bytes /)?.split(" ")[1])).toBeGreaterThan(1_000_000);
   });
 
+  test("the shared counters' failures are exposed at 0 before the first (database backend without REDIS_URL)", () => {
+    expect(sample(/^x402_counter_store_errors_total\{op="add",backend="database"\} 0$/)).toBeDefined();
+    expect(sample(/^x402_counter_store_errors_total\{op="subtract",backend="database"\} 0$/)).toBeDefined();
+  });
+
   test("both interfaces serve the same registry", async () => {
     const fromRegistry = await (await service.send("registry", "/metrics")).text();
     expect(fromRegistry).toContain('x402_settlements_total{outcome="settled"} 1');

@@ -5,7 +5,10 @@ import { settlementModeOf, type PaymentRequest } from "../../domain/payment/paym
 import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
 import type { PaymentVerdict } from "../../application/payment/mode-policy.ts";
 import type { PaymentDeps } from "../../application/payment/payment-deps.ts";
+import { isLedgerError } from "../../application/ports/ledger.ts";
+import { isCoded } from "../../domain/coded-error.ts";
 import { errorResponses } from "../error-models.ts";
+import { HttpError } from "../http-error.ts";
 import { toPaymentRequest } from "./payment-request.ts";
 import {
   PaymentRequestBody,
@@ -44,12 +47,17 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
       "/verify",
       async ({ body }): Promise<VerifyResponse> => {
         const request = toPaymentRequest(body);
-        return toVerifyResponse(await verify(request), settlementModeOf(request.paymentPayload));
+        return toVerifyResponse(await answerDependencyFailures(verify(request)), settlementModeOf(request.paymentPayload));
       },
       {
         parse: "json",
         body: PaymentRequestBody,
-        response: { 200: VerifyResponseModel, ...errorResponses([400, 401, 413, 500]) },
+        response: {
+          200: VerifyResponseModel,
+          ...errorResponses([400, 401, 413, 500, 503], {
+            503: { when: "the settlement store cannot be reached to tell whether this payment was already settled; retry shortly", message: "the settlement store is unavailable; retry shortly" },
+          }),
+        },
         detail: {
           operationId: "verify",
           // Open unless the operator configured API keys (FACILITATOR_API_KEYS_FILE).
@@ -57,7 +65,7 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
           tags: ["payments"],
           summary: "Verify a payment against payment requirements, without settling",
           description:
-            "Checks the transaction (one TransferChecked of exactly the amount, to payTo or its associated token account, in the asset; our key as fee payer with its slot empty; only SPL Token, ComputeBudget and Memo; bounded fees) and, when simulation is on, the ledger. A payment problem is 200 with `isValid: false`, a reason code and a message; only a malformed request is 400.",
+            "Checks the transaction (one TransferChecked of exactly the amount, to payTo or its associated token account, in the asset; our key as fee payer with its slot empty; only SPL Token, ComputeBudget and Memo; bounded fees) and, when simulation is on, the ledger. A payment problem is 200 with `isValid: false`, a reason code and a message; only a malformed request is 400. A ledger that cannot be asked (down, or no answer within LEDGER_RPC_TIMEOUT_MS) is also 200 with `isValid: false`, `SIMULATION_FAILED` and a message saying to retry.",
         },
       },
     );
@@ -88,6 +96,30 @@ export function declaredPolicyOf(deps: Pick<SupportedDeps, "policy" | "minimumAm
     protocolFee: deps.protocolFee ? { treasury: deps.protocolFee.treasury, bps: deps.protocolFee.bps } : null,
     payToPolicy: deps.payToPolicy?.name ?? "any",
   };
+}
+
+/**
+ * The verification's dependencies failing, answered at this boundary. The ledger not answering is
+ * answered in x402's own shape, `isValid: false`: the payment could not be checked, and a resource
+ * server treats that like any refusal (it does not serve), where a 500 made some retry blindly and
+ * others crash. The settlement store not answering is a 503 (whether the payment was already
+ * settled is unknown; a refusal would wrongly name the payment). Neither message names the RPC's
+ * or the database's address: the ledger's errors are scrubbed of the URL, the store's is replaced.
+ */
+async function answerDependencyFailures(verification: Promise<VerifyOutcome>): Promise<VerifyOutcome> {
+  try {
+    return await verification;
+  } catch (error) {
+    if (isLedgerError(error)) {
+      const message =
+        error.kind === "unavailable"
+          ? `the ledger is unavailable (${error.message}); the payment could not be checked, retry`
+          : `the ledger refused a read needed to check the payment (${error.message})`;
+      return { ok: false, reason: "SIMULATION_FAILED", message };
+    }
+    if (isCoded(error, "STORE_UNAVAILABLE")) throw new HttpError(503, "the settlement store is unavailable; retry shortly");
+    throw error;
+  }
 }
 
 /** What the verify route needs from any verification: who pays, or why it is refused. */

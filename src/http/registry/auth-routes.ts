@@ -18,7 +18,11 @@ export type AuthRoutesDeps = Readonly<{
   clientAddressOf?: (request: Request) => string | null;
 }>;
 
-const RATE_LIMITED = { 429: { when: "more than AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE from this client; retry in a minute", message: "too many sign-in challenges from this address; retry in a minute" } };
+const RATE_LIMITED = {
+  429: { when: "more than AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE from this client; retry in a minute", message: "too many sign-in challenges from this address; retry in a minute" },
+  // The limit fails closed: COUNTERS_UNAVAILABLE is answered 503 by the error layer.
+  503: { when: "the shared rate-limit counters cannot be reached in time; retry shortly", message: "the shared counters are unavailable (no answer within 500 ms); retry shortly" },
+};
 
 /**
  * Sign-In With Solana: POST /auth/challenge and POST /auth/token (docs/auth.md). Mount after
@@ -44,7 +48,7 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
       {
         parse: "json",
         body: ChallengeBody,
-        response: { 200: ChallengeView, ...errorResponses([400, 413, 429, 500], RATE_LIMITED) },
+        response: { 200: ChallengeView, ...errorResponses([400, 413, 429, 500, 503], RATE_LIMITED) },
         detail: {
           operationId: "authChallenge",
           tags: ["auth"],
@@ -71,7 +75,7 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
         body: TokenBody,
         response: {
           200: TokenView,
-          ...errorResponses([400, 401, 413, 429, 500], {
+          ...errorResponses([400, 401, 413, 429, 500, 503], {
             401: { when: "the signature does not prove the key, or the challenge is unknown, used or expired", message: "signature does not verify for this address and message" },
             ...RATE_LIMITED,
           }),

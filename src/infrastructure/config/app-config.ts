@@ -62,6 +62,13 @@ export const AppConfigSchema = Type.Object({
   FEE_BUDGET_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }),
   /** Shared fee-budget counters; unset -> the settlement database holds them. */
   REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
+  /** Bounds of every Redis call: past them the limits fail closed (503, FEE_BUDGET_UNAVAILABLE), never hang. */
+  REDIS_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500 }),
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500 }),
+  /** Each JSON-RPC call to SOLANA_RPC_URL; below the HTTP idle timeout (10 s), so a stalled node gets an answer, not a reset. */
+  LEDGER_RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 9000, default: 3000 }),
+  /** Consecutive failed probes of a check before GET /health/ready turns it down (503). */
+  READINESS_FAILURE_THRESHOLD: Type.Integer({ minimum: 1, maximum: 20, default: 3 }),
   /** /health is degraded while a fee payer holds fewer lamports than this. */
   FEE_PAYER_MIN_BALANCE_LAMPORTS: Type.Integer({ minimum: 0, default: 50_000_000 }),
   /** Override the on-chain ProtocolConfig's collection and fee treasury in register_agent. */

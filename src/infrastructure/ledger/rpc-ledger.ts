@@ -19,7 +19,15 @@ import { createJsonRpcFetch, isRpcHttpError, isRpcServerError, RpcServerError, u
 import { landedTransactionOf } from "./rpc-landed-transaction.ts";
 import { transactionErrorCodeOfData } from "./transaction-error-code.ts";
 
-export type RpcLedgerOptions = Readonly<{ url: string; timeoutMs?: number; logger?: Logger }>;
+export type RpcLedgerOptions = Readonly<{
+  url: string;
+  /**
+   * Each call's bound (LEDGER_RPC_TIMEOUT_MS, default 3 s): below the HTTP server's idle timeout
+   * (Bun's 10 s), so a request waiting on a stalled node is answered, not reset.
+   */
+  timeoutMs?: number;
+  logger?: Logger;
+}>;
 
 /** A JSON-RPC node is a Ledger and also keeps transaction history by address. */
 export type RpcLedger = Ledger & TransactionHistory;
@@ -166,7 +174,7 @@ function filterOf(filter: ProgramAccountFilter) {
  * transaction is `rejected` with its message and logs. The URL never appears unredacted.
  */
 export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 3_000;
   const safeUrl = redactUrl(options.url);
   const logger = (options.logger ?? silentLogger).child({ rpc: safeUrl });
   const rpc = createSolanaRpcFromTransport(createErrorPreservingTransport(createDefaultRpcTransport({ url: options.url })));

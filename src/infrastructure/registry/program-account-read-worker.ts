@@ -12,7 +12,10 @@ export type ReadRequest = Readonly<{
   program: string;
   /** JSON-RPC filters as sent (memcmp bytes already base64). */
   filters: readonly unknown[];
+  /** For the whole call, download included (a large registry is a large answer). */
   timeoutMs: number;
+  /** For the node to start answering (the response's headers): a stalled node fails fast. */
+  answerTimeoutMs: number;
 }>;
 
 export type ReadReply =
@@ -43,14 +46,22 @@ async function fetchAccounts(request: ReadRequest): Promise<Item[]> {
     method: "getProgramAccounts",
     params: [request.program, { encoding: "base64", commitment: "confirmed", filters: request.filters }],
   });
-  const response = await fetch(request.url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-    signal: AbortSignal.timeout(request.timeoutMs),
-  });
-  if (!response.ok) throw new Error(`getProgramAccounts: HTTP ${response.status}`);
-  const reply = (await response.json()) as { result?: unknown; error?: { code?: unknown; message?: unknown } };
+  const controller = new AbortController();
+  const abortAfter = (ms: number, what: string) => setTimeout(() => controller.abort(new Error(`getProgramAccounts: ${what} within ${ms} ms`)), ms);
+  const whole = abortAfter(request.timeoutMs, "no complete answer");
+  const firstByte = abortAfter(request.answerTimeoutMs, "no answer");
+  let reply: { result?: unknown; error?: { code?: unknown; message?: unknown } };
+  try {
+    const response = await fetch(request.url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: controller.signal });
+    clearTimeout(firstByte);
+    if (!response.ok) throw new Error(`getProgramAccounts: HTTP ${response.status}`);
+    reply = (await response.json()) as typeof reply;
+  } catch (error) {
+    throw controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(whole);
+    clearTimeout(firstByte);
+  }
   if (reply.error) throw new Error(`getProgramAccounts: JSON-RPC error ${String(reply.error.code)}: ${String(reply.error.message)}`);
   if (!Array.isArray(reply.result)) throw new Error("getProgramAccounts: the node answered without a result list");
   return reply.result as Item[];

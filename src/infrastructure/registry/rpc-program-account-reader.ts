@@ -15,6 +15,11 @@ export type RpcProgramAccountReaderOptions = Readonly<{
   url: string;
   /** For the whole call, download included; default 60 s (a large registry is a large answer). */
   timeoutMs?: number;
+  /**
+   * For the node to start answering (LEDGER_RPC_TIMEOUT_MS; default 3 s). A read that waits for the
+   * index (its first load) then gets its 503 before the HTTP idle timeout resets the connection.
+   */
+  answerTimeoutMs?: number;
 }>;
 
 /** Building the result objects pauses after this long, so requests are served in between. */
@@ -31,6 +36,7 @@ const SLICE_MS = 4;
  */
 export function createRpcProgramAccountReader(options: RpcProgramAccountReaderOptions): ProgramAccountReader {
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const answerTimeoutMs = Math.min(options.answerTimeoutMs ?? 3_000, timeoutMs);
   const pending = new Map<number, (reply: ReadReply) => void>();
   let worker: Worker | null = null;
   let nextId = 0;
@@ -61,7 +67,7 @@ export function createRpcProgramAccountReader(options: RpcProgramAccountReaderOp
 
   return async (program, filters) => {
     const id = ++nextId;
-    const request: ReadRequest = { id, url: options.url, program, filters: filters.map(filterOf), timeoutMs };
+    const request: ReadRequest = { id, url: options.url, program, filters: filters.map(filterOf), timeoutMs, answerTimeoutMs };
     const reply = await new Promise<ReadReply>((resolve) => {
       pending.set(id, resolve);
       started().postMessage(request);

@@ -1,4 +1,5 @@
 import type { WindowCounters } from "../../application/ports/window-counters.ts";
+import { CodedError, isCoded } from "../../domain/coded-error.ts";
 import { createBatcher } from "../../application/settlement/batcher.ts";
 import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
@@ -87,9 +88,24 @@ export function createSqlWindowCounters(db: SqlQueryable, namespace = "fee-budge
   const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
   const subtract = createBatcher(subtractMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
   return Object.freeze({
-    add: (window: number, scopes: readonly string[], amount: bigint) => add({ window, scopes, amount }),
-    subtract: (window: number, scopes: readonly string[], amount: bigint) => subtract({ window, scopes, amount }),
+    add: (window: number, scopes: readonly string[], amount: bigint) => countersError(add({ window, scopes, amount })),
+    subtract: (window: number, scopes: readonly string[], amount: bigint) => countersError(subtract({ window, scopes, amount })),
   });
+}
+
+/**
+ * The database being unreachable is the counters being unavailable (COUNTERS_UNAVAILABLE), so the
+ * limits built on them fail closed the same way whichever store holds them. SECURITY: the store's
+ * message names DATABASE_URL's host and database; this one reaches clients, so it names neither
+ * (the store error stays as `cause`, for the log).
+ */
+async function countersError<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (!isCoded(error, "STORE_UNAVAILABLE")) throw error;
+    throw new CodedError("COUNTERS_UNAVAILABLE", "the shared counters are unavailable (the database cannot be reached); retry shortly", { cause: error });
+  }
 }
 
 type CounterSum = { readonly scope: string; readonly window: number; amount: bigint };
