@@ -186,6 +186,12 @@ describe("POST /agents/register (embedded ledger, development config authority, 
       ["missing owner", { name: "A", metadataUri: base.metadataUri }],
       ["tags not an array", { ...base, tags: "defi" }],
       ["feedbackAuthority not base58", { ...base, feedbackAuthority: "nope" }],
+      ["name of 17 emoji (68 bytes of UTF-8)", { ...base, name: "😀".repeat(17) }],
+      ["name with a right-to-left override", { ...base, name: "evil\u202Egnp" }],
+      ["name with NUL", { ...base, name: "a\u0000b" }],
+      ["metadataUri of 200 characters, 373 bytes", { ...base, metadataUri: `https://agents.example.com/${"é".repeat(173)}` }],
+      ["owner is the System program", { ...base, ownerAddress: "11111111111111111111111111111111" }],
+      ["owner is the registry program", { ...base, ownerAddress: PROGRAM_ID }],
     ];
     for (const [what, body] of cases) {
       const reply = await register(service, body);
