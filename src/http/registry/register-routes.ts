@@ -53,7 +53,7 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
       body: RegisterAgentBody,
       response: {
         201: RegisterAgentView,
-        ...errorResponses([400, 413, 429, 500, 502, 503], {
+        ...errorResponses([400, 403, 413, 429, 500, 502, 503], {
           400: { when: "a field outside its rule, or a metadataUri the fetcher refuses (METADATA_* code in the message)", message: "metadataUri: METADATA_HOST_UNKNOWN: the metadata host does not exist" },
           503: { when: "no config authority key, the ledger unreachable, or the program paused", message: "registration is not configured on this service (no config authority key)" },
         }),
