@@ -17,7 +17,7 @@ import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
-import type { AppConfig } from "./infrastructure/config/app-config.ts";
+import { type AppConfig, authAllowedOrigins } from "./infrastructure/config/app-config.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "./infrastructure/ledger/local-ledger.ts";
 import { seedSampleAgents } from "./infrastructure/registry/sample-agents/seed-sample-agents.ts";
@@ -254,6 +254,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     registration: registration.deps,
     rateLimit: registration.rateLimit,
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
+    cors: { allowedOrigins: authAllowedOrigins(config) },
     ...(auth ? { auth } : {}),
     logger,
     version: VERSION,

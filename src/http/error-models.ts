@@ -18,6 +18,10 @@ const ERRORS: Readonly<Record<number, Readonly<{ when: string; message: string |
     message: ["paymentPayload is required", "paymentRequirements is required"],
   },
   401: { when: "missing or refused credentials", message: "the API key is not valid" },
+  403: {
+    when: "a browser request from an origin not in AUTH_ALLOWED_ORIGINS (requests without an Origin header are not affected)",
+    message: "https://other.example may not call POST /agents/register from a browser: it is not in AUTH_ALLOWED_ORIGINS",
+  },
   404: { when: "no such resource", message: "agent not found" },
   413: { when: "the request body is larger than 64 KiB", message: "request body exceeds 65536 bytes" },
   429: { when: "too many requests from this client; retry after a minute", message: "too many registrations from this address; retry in a minute" },
@@ -26,7 +30,7 @@ const ERRORS: Readonly<Record<number, Readonly<{ when: string; message: string |
   503: { when: "a dependency this endpoint needs is unavailable; retry later", message: "registry index is not available yet; retry shortly" },
 };
 
-export type ErrorStatus = 400 | 401 | 404 | 413 | 429 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 429 | 500 | 502 | 503;
 
 /**
  * The `response` entries of a route's error statuses, each the error body with a description and

@@ -4,6 +4,7 @@ import { CodedError, type ErrorCode } from "../domain/coded-error.ts";
 export const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
   400: "Bad Request",
   401: "Unauthorized",
+  403: "Forbidden",
   404: "Not Found",
   413: "Payload Too Large",
   415: "Unsupported Media Type",

@@ -9,9 +9,12 @@ import { type RegistryRoutesDeps, registryRoutes } from "./registry/registry-rou
 import { type RegisterRoutesDeps, registerRoutes } from "./registry/register-routes.ts";
 import { type AuthRoutesDeps, authRoutes } from "./registry/auth-routes.ts";
 import { type UsersRoutesDeps, usersRoutes } from "./registry/users-routes.ts";
+import { type CorsPolicy, registryCors } from "./registry/registry-cors.ts";
 
 export type RegistryAppDeps = RegistryRoutesDeps & Partial<RegisterRoutesDeps> & ObservabilityDeps & Readonly<{ health: HealthProbes; version: string }> &
-  Readonly<{ auth?: AuthRoutesDeps & UsersRoutesDeps }>;
+  Readonly<{ auth?: AuthRoutesDeps & UsersRoutesDeps }> &
+  /** Origins that may call the write and sign-in routes from a browser (AUTH_ALLOWED_ORIGINS); none when absent. */
+  Readonly<{ cors?: CorsPolicy }>;
 
 const unlimited = Object.freeze({ allow: async () => true });
 
@@ -21,7 +24,8 @@ const unlimited = Object.freeze({ allow: async () => true });
  */
 export function createRegistryApp(deps: RegistryAppDeps) {
   return new Elysia(APP_CONFIG).use(errorLayer(deps.logger))
-    .use(observability(deps, "registry")).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
+    // After observability, so a preflight or a refused origin still gets a request id and is counted.
+    .use(observability(deps, "registry")).use(registryCors(deps.cors ?? { allowedOrigins: [] })).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
     .use(
       registerRoutes({
         registration: deps.registration ?? null,

@@ -111,20 +111,35 @@ describe("sign-in happy path (real service: embedded ledger, PGlite, jose EdDSA)
 });
 
 describe("browsers on another origin (bearer header, no cookies)", () => {
-  test("preflights for POST /auth/* and GET /users/me with Authorization are allowed; responses allow any origin", async () => {
+  test("preflights for POST /auth/* and GET /users/me with Authorization are allowed for AUTH_URI's origin, which the responses echo", async () => {
     for (const [path, method, headers] of [["/auth/challenge", "POST", "content-type"], ["/auth/token", "POST", "content-type"], ["/users/me", "GET", "authorization"]] as const) {
       const preflight = await app().handle(
         new Request(`http://registry.test${path}`, {
           method: "OPTIONS",
-          headers: { origin: "https://dapp.example", "access-control-request-method": method, "access-control-request-headers": headers },
+          headers: { origin: "https://registry.example:8443", "access-control-request-method": method, "access-control-request-headers": headers },
         }),
       );
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-methods")).toContain(method);
       expect(preflight.headers.get("access-control-allow-headers")).toBe(headers);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("https://registry.example:8443");
     }
     const wallet = await generateKeyPairSigner();
-    expect((await post(app(), "/auth/challenge", { address: wallet.address }, { origin: "https://dapp.example" })).headers.get("access-control-allow-origin")).toBe("*");
+    const reply = await post(app(), "/auth/challenge", { address: wallet.address }, { origin: "https://registry.example:8443" });
+    expect(reply.headers.get("access-control-allow-origin")).toBe("https://registry.example:8443");
+    expect(reply.headers.get("vary")).toContain("Origin");
+  });
+
+  test("SECURITY: another origin's preflight and request get a 403 and no allow-origin (it would spend its visitors' quota)", async () => {
+    const preflight = await app().handle(
+      new Request("http://registry.test/auth/challenge", { method: "OPTIONS", headers: { origin: "https://dapp.example", "access-control-request-method": "POST" } }),
+    );
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    const wallet = await generateKeyPairSigner();
+    const reply = await post(app(), "/auth/challenge", { address: wallet.address }, { origin: "https://dapp.example" });
+    expect(reply.status).toBe(403);
+    expect(reply.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
 

@@ -146,16 +146,21 @@ describe("POST /agents/register (embedded ledger, development config authority, 
     }
   });
 
-  test("a browser wallet may call it: the preflight allows POST with JSON from any origin", async () => {
-    const response = await service.registryApp.handle(
-      new Request("http://registry.test/agents/register", {
-        method: "OPTIONS",
-        headers: { origin: "https://wallet.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
-      }),
-    );
-    expect(response.status).toBe(204);
-    expect(response.headers.get("access-control-allow-methods")).toContain("POST");
-    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  test("a browser may call it only from AUTH_ALLOWED_ORIGINS (default: AUTH_URI's origin); the preflight of any other origin gets no allow-origin", async () => {
+    const preflight = (origin: string) =>
+      service.registryApp.handle(
+        new Request("http://registry.test/agents/register", {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+        }),
+      );
+    const allowed = await preflight("http://localhost:3000");
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("http://localhost:3000");
+    const other = await preflight("https://wallet.example");
+    expect(other.status).toBe(403);
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   test("feedbackAuthority names someone else when the request says so; tags are optional", async () => {
@@ -186,6 +191,12 @@ describe("POST /agents/register (embedded ledger, development config authority, 
       ["missing owner", { name: "A", metadataUri: base.metadataUri }],
       ["tags not an array", { ...base, tags: "defi" }],
       ["feedbackAuthority not base58", { ...base, feedbackAuthority: "nope" }],
+      ["name of 17 emoji (68 bytes of UTF-8)", { ...base, name: "😀".repeat(17) }],
+      ["name with a right-to-left override", { ...base, name: "evil\u202Egnp" }],
+      ["name with NUL", { ...base, name: "a\u0000b" }],
+      ["metadataUri of 200 characters, 373 bytes", { ...base, metadataUri: `https://agents.example.com/${"é".repeat(173)}` }],
+      ["owner is the System program", { ...base, ownerAddress: "11111111111111111111111111111111" }],
+      ["owner is the registry program", { ...base, ownerAddress: PROGRAM_ID }],
     ];
     for (const [what, body] of cases) {
       const reply = await register(service, body);

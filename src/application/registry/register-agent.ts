@@ -9,6 +9,7 @@ import {
   getAddressFromPublicKey,
   getBase64Decoder,
   getTransactionEncoder,
+  getTransactionSize,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -17,13 +18,20 @@ import {
 } from "@solana/kit";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import { findAgentPda, findConfigPda } from "../../domain/registry/pdas.ts";
-import { registerAgentInstruction } from "../../domain/registry/register-agent.ts";
+import { type RegisterAgentAccounts, registerAgentInstruction } from "../../domain/registry/register-agent.ts";
+import { utf8ByteLength } from "../../domain/registry/registration-fields.ts";
 import { checkRegistrationMessage } from "../../domain/registry/registration-message-check.ts";
+import { ownerAccountProblem, ownerAddressProblem, ownerSlotProblem } from "../../domain/registry/registration-owner.ts";
+import { SOLANA_PACKET_BYTES } from "../../domain/verification/verification-policy.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import type { Signer } from "../ports/signer.ts";
 import type { ProtocolConfigSource } from "./protocol-config-source.ts";
 
-/** A validated request (the HTTP layer checked lengths, URI scheme, tag count and addresses). */
+/**
+ * A validated request: the HTTP layer checked the fields' shapes and text rules (registration-fields.ts:
+ * UTF-8 byte lengths, no hidden characters), the URI scheme, the tag count and the address encoding.
+ * Whether the owner can be a fee payer, and the transaction's size, are checked here.
+ */
 export type RegisterAgentRequest = Readonly<{
   name: string;
   ownerAddress: Address;
@@ -66,49 +74,51 @@ export type RegisterAgentDeps = Readonly<{
 /**
  * Builds `register_agent` and signs it with the config authority and a fresh asset key; the
  * owner's slot stays empty for the client's wallet, which pays the fee and the registration fee.
- * Only broken infrastructure (ledger, signer) throws; request problems come back as results.
+ * Nothing is signed for an owner that cannot be a fee payer or for a transaction over the packet
+ * limit: those are 400s. Only broken infrastructure (ledger, signer) throws.
  */
 export async function registerAgent(request: RegisterAgentRequest, deps: RegisterAgentDeps): Promise<RegisterAgentResult> {
   const authority = deps.configAuthority.address;
   // SECURITY: an owner equal to our config authority would make our key the fee payer.
   if (request.ownerAddress === authority) return refused(400, "ownerAddress cannot be the registry's config authority");
+  const notAWallet = ownerAddressProblem(request.ownerAddress, deps.programId);
+  if (notAWallet !== null) return refused(400, notAWallet);
 
-  const config = await deps.protocolConfig.get();
+  const [config, ownerAccount] = await Promise.all([deps.protocolConfig.get(), deps.ledger.getAccount(request.ownerAddress)]);
   if (config === null) return refused(503, "the registry program's ProtocolConfig account was not found on this ledger; registration is unavailable");
   if (config.pauseIdentity) return refused(503, "agent registration is paused by the registry program's governance");
   if (config.authority !== authority) {
     return refused(503, "this service's config authority key is not the one the registry program's config names; registration is unavailable");
   }
+  const cannotPay = ownerAccountProblem(ownerAccount);
+  if (cannotPay !== null) return refused(400, cannotPay);
+
+  const asset = await generateKeyPair();
+  const assetAddress = await getAddressFromPublicKey(asset.publicKey);
+  const [[configPda], [agentPda]] = await Promise.all([findConfigPda(deps.programId), findAgentPda(deps.programId, assetAddress)]);
+  const accounts: RegisterAgentAccounts = {
+    config: configPda,
+    configAuthority: authority,
+    agentIdentity: agentPda,
+    owner: request.ownerAddress,
+    asset: assetAddress,
+    collection: deps.collection ?? config.collection,
+    feeTreasury: deps.feeTreasury ?? config.feeTreasury,
+  };
+  const merged = ownerSlotProblem(accounts);
+  if (merged !== null) return refused(400, merged);
 
   const metadata = await deps.fetchMetadata(request.metadataUri);
   if ("status" in metadata) return refused(metadata.status, `metadataUri: ${metadata.reason}`);
 
-  const asset = await generateKeyPair();
-  const assetAddress = await getAddressFromPublicKey(asset.publicKey);
-  const [[configPda], [agentPda], latest] = await Promise.all([
-    findConfigPda(deps.programId),
-    findAgentPda(deps.programId, assetAddress),
-    deps.ledger.getLatestBlockhash(),
-  ]);
-  const instruction = registerAgentInstruction(
-    deps.programId,
-    {
-      config: configPda,
-      configAuthority: authority,
-      agentIdentity: agentPda,
-      owner: request.ownerAddress,
-      asset: assetAddress,
-      collection: deps.collection ?? config.collection,
-      feeTreasury: deps.feeTreasury ?? config.feeTreasury,
-    },
-    {
-      name: request.name,
-      metadataUri: request.metadataUri,
-      metadataHash: metadata.sha256,
-      feedbackAuthority: request.feedbackAuthority ?? request.ownerAddress,
-      tags: request.tags.map((tag) => tagHash(deps.categories, tag)),
-    },
-  );
+  const latest = await deps.ledger.getLatestBlockhash();
+  const instruction = registerAgentInstruction(deps.programId, accounts, {
+    name: request.name,
+    metadataUri: request.metadataUri,
+    metadataHash: metadata.sha256,
+    feedbackAuthority: request.feedbackAuthority ?? request.ownerAddress,
+    tags: request.tags.map((tag) => tagHash(deps.categories, tag)),
+  });
   // Legacy: every Solana client deserialises it (web3.js Transaction.from and VersionedTransaction).
   const transaction = compileTransaction(
     pipe(
@@ -118,13 +128,10 @@ export async function registerAgent(request: RegisterAgentRequest, deps: Registe
       (m) => appendTransactionMessageInstruction(instruction, m),
     ),
   );
+  const tooLarge = oversizeProblem(transaction, request);
+  if (tooLarge !== null) return refused(400, tooLarge);
 
-  const shape = checkRegistrationMessage(transaction.messageBytes, {
-    programId: deps.programId,
-    owner: request.ownerAddress,
-    configAuthority: authority,
-    asset: assetAddress,
-  });
+  const shape = checkRegistrationMessage(transaction.messageBytes, { programId: deps.programId, ...accounts });
   if (shape !== null) throw new Error(`refusing to sign a registration: ${shape}`);
   const [authoritySignature] = await deps.configAuthority.signMessages([new Uint8Array(transaction.messageBytes)]);
   if (!authoritySignature) throw new Error("the config authority signer returned no signature");
@@ -147,6 +154,21 @@ export async function registerAgent(request: RegisterAgentRequest, deps: Registe
       lastValidBlockHeight: Number(latest.lastValidBlockHeight),
     },
   };
+}
+
+/**
+ * SECURITY: the size of the wire transaction once every signature slot is filled (kit counts each
+ * empty slot as the 64 bytes it will hold). Over Solana's packet limit it can never be sent, so our
+ * key does not sign it. The HTTP layer's byte limits keep a valid request well under (about 1,100
+ * bytes at most); this holds for any caller.
+ */
+function oversizeProblem(transaction: Transaction, request: RegisterAgentRequest): string | null {
+  const size = getTransactionSize(transaction);
+  if (size <= SOLANA_PACKET_BYTES) return null;
+  return (
+    `the registration transaction would be ${size} bytes, over Solana's ${SOLANA_PACKET_BYTES}-byte packet limit; ` +
+    `shorten name (${utf8ByteLength(request.name)} bytes) or metadataUri (${utf8ByteLength(request.metadataUri)} bytes), or send fewer tags`
+  );
 }
 
 /** A tag's on-chain bytes: SHA-256 of the known category's canonical name, or of the string itself. */

@@ -18,9 +18,7 @@ export const { discriminator: REGISTER_AGENT_DISCRIMINATOR, encode: encodeRegist
 export const MPL_CORE_PROGRAM = "CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d" as Address;
 export { SYSTEM_PROGRAM };
 
-/** Limits from the spec (POST /agents/register) and the program. */
-export const MAX_AGENT_NAME_LENGTH = 64;
-export const MAX_METADATA_URI_LENGTH = 200;
+/** Limits from the spec (POST /agents/register) and the program; name and URI bytes are in registration-fields.ts. */
 export const MAX_AGENT_TAGS = 5;
 export const MAX_FREE_TAG_LENGTH = 32;
 

@@ -48,7 +48,7 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
       {
         parse: "json",
         body: ChallengeBody,
-        response: { 200: ChallengeView, ...errorResponses([400, 413, 429, 500, 503], RATE_LIMITED) },
+        response: { 200: ChallengeView, ...errorResponses([400, 403, 413, 429, 500, 503], RATE_LIMITED) },
         detail: {
           operationId: "authChallenge",
           tags: ["auth"],
@@ -75,7 +75,7 @@ export function authRoutes(deps: AuthRoutesDeps | undefined) {
         body: TokenBody,
         response: {
           200: TokenView,
-          ...errorResponses([400, 401, 413, 429, 500, 503], {
+          ...errorResponses([400, 401, 403, 413, 429, 500, 503], {
             401: { when: "the signature does not prove the key, or the challenge is unknown, used or expired", message: "signature does not verify for this address and message" },
             ...RATE_LIMITED,
           }),

@@ -1,10 +1,6 @@
 import { t } from "elysia";
-import {
-  MAX_AGENT_NAME_LENGTH,
-  MAX_AGENT_TAGS,
-  MAX_FREE_TAG_LENGTH,
-  MAX_METADATA_URI_LENGTH,
-} from "../../domain/registry/register-agent.ts";
+import { MAX_AGENT_TAGS, MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
+import { MAX_AGENT_NAME_BYTES, MAX_METADATA_URI_BYTES } from "../../domain/registry/registration-fields.ts";
 import { ERROR_PHRASE } from "../validation-messages.ts";
 import { EXAMPLE_OWNER } from "./examples.ts";
 import { BASE58_ADDRESS_PATTERN } from "./registry-models.ts";
@@ -14,18 +10,25 @@ const Base58Address = (description: string) =>
 
 /**
  * POST /agents/register, the x84 SDK's RegisterAgentParams plus an optional feedbackAuthority.
- * Elysia checks shape here; the rules that need the category list or a URL parser (tag names,
- * the URI's scheme) are checked in register-routes.ts, each with its own 400 message.
+ * Elysia checks shape here; the rules that need the category list, a URL parser or a UTF-8 count
+ * (tag names, the URI's scheme, byte lengths, hidden characters) are checked in register-routes.ts,
+ * each with its own 400 message. `maxLength` counts UTF-16 units, never more than UTF-8 bytes, so
+ * it refuses nothing the byte rule accepts.
  */
 export const RegisterAgentBody = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: MAX_AGENT_NAME_LENGTH, [ERROR_PHRASE]: `must be 1 to ${MAX_AGENT_NAME_LENGTH} characters`, description: "agent name" }),
+    name: t.String({
+      minLength: 1,
+      maxLength: MAX_AGENT_NAME_BYTES,
+      [ERROR_PHRASE]: `must be 1 to ${MAX_AGENT_NAME_BYTES} bytes of UTF-8`,
+      description: `agent name: 1 to ${MAX_AGENT_NAME_BYTES} bytes of UTF-8 (${MAX_AGENT_NAME_BYTES} ASCII characters, 16 emoji); no control or invisible formatting characters`,
+    }),
     ownerAddress: Base58Address("owner wallet (base58): pays the fee and signs last"),
     metadataUri: t.String({
       minLength: 1,
-      maxLength: MAX_METADATA_URI_LENGTH,
-      [ERROR_PHRASE]: `must be 1 to ${MAX_METADATA_URI_LENGTH} characters`,
-      description: "https: or ipfs: URI of the metadata JSON (fetched and hashed)",
+      maxLength: MAX_METADATA_URI_BYTES,
+      [ERROR_PHRASE]: `must be 1 to ${MAX_METADATA_URI_BYTES} bytes of UTF-8`,
+      description: `https: or ipfs: URI of the metadata JSON (fetched and hashed): at most ${MAX_METADATA_URI_BYTES} bytes of UTF-8, no whitespace or control characters`,
     }),
     tags: t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 64 }), {

@@ -1,10 +1,11 @@
-import type { Address } from "@solana/kit";
+import { type Address, isAddress } from "@solana/kit";
 import { Elysia } from "elysia";
 import type { RateLimiter } from "../../application/rate-limit.ts";
 import { type RegisterAgentDeps, registerAgent } from "../../application/registry/register-agent.ts";
 import { isLedgerError } from "../../application/ports/ledger.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
+import { agentNameProblems, metadataUriTextProblems } from "../../domain/registry/registration-fields.ts";
 import { clientKey, noAddress } from "../client-address.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
@@ -25,6 +26,7 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
     "/agents/register",
     async ({ body, request, set }) => {
       if (!deps.registration) throw new HttpError(503, "registration is not configured on this service (no config authority key)");
+      checkFields(body);
       const tags = checkTags(body.tags ?? [], deps.registration);
       checkMetadataUri(body.metadataUri);
       // SECURITY: each accepted call costs a config-authority signature (KMS/HSM) and a fetch.
@@ -51,7 +53,7 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
       body: RegisterAgentBody,
       response: {
         201: RegisterAgentView,
-        ...errorResponses([400, 413, 429, 500, 502, 503], {
+        ...errorResponses([400, 403, 413, 429, 500, 502, 503], {
           400: { when: "a field outside its rule, or a metadataUri the fetcher refuses (METADATA_* code in the message)", message: "metadataUri: METADATA_HOST_UNKNOWN: the metadata host does not exist" },
           503: { when: "no config authority key, the ledger unreachable, the program paused, or the rate limit's shared counters unreachable (it fails closed)", message: "registration is not configured on this service (no config authority key)" },
         }),
@@ -65,6 +67,25 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
       },
     },
   );
+}
+
+/**
+ * SECURITY: what the program would write on chain as text, checked as bytes and characters before
+ * any quota, fetch or signature is spent (registration-fields.ts has the rules and the reasons).
+ */
+function checkFields(body: RegisterAgentBody): void {
+  const problems = [
+    ...agentNameProblems(body.name),
+    ...addressProblems("ownerAddress", body.ownerAddress),
+    ...metadataUriTextProblems(body.metadataUri),
+    ...(body.feedbackAuthority === undefined ? [] : addressProblems("feedbackAuthority", body.feedbackAuthority)),
+  ];
+  if (problems.length > 0) throw new HttpError(400, problems.length === 1 ? (problems[0] ?? "") : problems);
+}
+
+/** The schema checks the alphabet; a 32-44 character base58 string may still not decode to 32 bytes. */
+function addressProblems(field: string, text: string): string[] {
+  return isAddress(text) ? [] : [`${field} must be a base58 address (32 bytes)`];
 }
 
 /** A known category (any case, sent as its canonical name's hash) or a free tag of at most 32 characters. */

@@ -8,7 +8,6 @@ import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
 import { createAgentPresenter } from "./agent-presenter.ts";
 import { parseAgentListQuery, parseFeedbackQuery, parseServicesQuery } from "./query-parsing.ts";
-import { readCors } from "./read-cors.ts";
 import {
   AgentDetailView,
   AgentIdParams,
@@ -30,7 +29,8 @@ const NOT_FOUND = { 404: { when: "no agent has this nftMint (or it is not a base
 
 /**
  * Read side of the registry interface: GET /agents, /agents/categories, /agents/:id,
- * /agents/:id/feedback, /agents/:id/services. Mount after `errorLayer(logger)`.
+ * /agents/:id/feedback, /agents/:id/services. Mount after `errorLayer(logger)`; the registry app
+ * mounts `registryCors` before it (reads are open to every origin).
  */
 export function registryRoutes(deps: RegistryRoutesDeps) {
   const { index, categories } = deps;
@@ -38,7 +38,6 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
   const categoryList = categories.list.map(({ name, hash }) => ({ name, hash }));
 
   return new Elysia({ name: "registry-routes" })
-    .use(readCors())
     .get(
       "/agents",
       async ({ query }) => {

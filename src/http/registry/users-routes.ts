@@ -24,7 +24,7 @@ export function usersRoutes(deps: UsersRoutesDeps | undefined) {
     {
       response: {
         200: UserView,
-        ...errorResponses([401, 500, 503], {
+        ...errorResponses([401, 403, 500, 503], {
           401: { when: "a missing, malformed, expired or forged token", message: "access token is invalid or expired" },
           503: { when: "the agents this wallet owns cannot be read right now", message: "the registry index is not available; retry shortly" },
         }),

@@ -5,6 +5,8 @@ import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../domain/registry/pdas.ts";
 
 const Base58Address = Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$" });
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+/** A web origin as browsers send it: scheme, host (a name or a bracketed IPv6 address), optional port; no path. */
+const ORIGIN = "https?://(\\[[0-9A-Fa-f:.]{2,45}\\]|[A-Za-z0-9-]{1,63}(\\.[A-Za-z0-9-]{1,63})*)(:[0-9]{1,5})?";
 
 /** Every environment setting except signers (parsed by the signer config), with its default. */
 export const AppConfigSchema = Type.Object({
@@ -90,6 +92,11 @@ export const AppConfigSchema = Type.Object({
    */
   AUTH_DOMAIN: Type.String({ pattern: "^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$", default: "localhost:3000" }),
   AUTH_URI: Type.String({ pattern: "^https?://[!-~]{1,500}$", default: "http://localhost:3000" }),
+  /**
+   * Browser origins that may call POST /agents/register, /auth/* and GET /users/me (docs/auth.md,
+   * "Browsers"): comma-separated `scheme://host[:port]`, or `*` for any; unset -> AUTH_URI's origin.
+   */
+  AUTH_ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: `^(\\*|${ORIGIN}(\\s*,\\s*${ORIGIN})*)$` })),
   AUTH_CHALLENGE_TTL_SECONDS: Type.Integer({ minimum: 10, maximum: 3600, default: 300 }),
   AUTH_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
   /** Ed25519 private JWK or PKCS#8 PEM; unset -> a development key in DATA_DIR (refused in production). */
@@ -132,6 +139,7 @@ export function parseAppConfig(env: Env): ConfigResult {
   for (const error of Value.Errors(AppConfigSchema, withDefaults)) {
     errors.push(`${error.path.slice(1)}: ${error.message}`);
   }
+  if (errors.length === 0) errors.push(...allowedOriginProblems(withDefaults as Record<string, unknown>));
   if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
   return { ok: true, config: Object.freeze(withDefaults as Static<typeof AppConfigSchema>) };
 }
@@ -145,4 +153,26 @@ function coerce(value: string, type: string | undefined): unknown {
     return undefined;
   }
   return value.trim();
+}
+
+/**
+ * The origins allowed to call the registry's write and sign-in routes from a browser, as browsers
+ * write them (lower-case host, no default port): AUTH_ALLOWED_ORIGINS, or AUTH_URI's origin.
+ */
+export function authAllowedOrigins(config: AppConfig): readonly string[] | "*" {
+  const setting = config.AUTH_ALLOWED_ORIGINS?.trim();
+  if (setting === "*") return "*";
+  const entries = setting ? setting.split(",").map((entry) => entry.trim()) : [config.AUTH_URI];
+  return [...new Set(entries.map((entry) => new URL(entry).origin))];
+}
+
+/** What the patterns cannot say: each origin, and AUTH_URI when it is the default, must parse (a port up to 65535, a valid host). */
+function allowedOriginProblems(settings: Readonly<Record<string, unknown>>): string[] {
+  const origins = settings["AUTH_ALLOWED_ORIGINS"];
+  if (typeof origins === "string") {
+    if (origins.trim() === "*" || origins.split(",").every((entry) => URL.canParse(entry.trim()))) return [];
+    return ["AUTH_ALLOWED_ORIGINS: each entry must be an origin such as https://wallet.example (scheme, host, optional port up to 65535)"];
+  }
+  const uri = settings["AUTH_URI"];
+  return typeof uri === "string" && !URL.canParse(uri) ? ["AUTH_URI: must be a URL (its origin is the default of AUTH_ALLOWED_ORIGINS)"] : [];
 }

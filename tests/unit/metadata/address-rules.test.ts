@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { isMetadataFetchFailure } from "../../../src/application/ports/metadata-fetcher.ts";
 import { staticHostResolver } from "../../../src/infrastructure/metadata/host-resolver.ts";
-import { forbiddenAddressReason, parseIpAddress } from "../../../src/infrastructure/metadata/ip-address-rules.ts";
+import { parseIpAddress } from "../../../src/domain/ip-address.ts";
+import { forbiddenAddressReason } from "../../../src/infrastructure/metadata/ip-address-rules.ts";
 import { createMetadataFetcher } from "../../../src/infrastructure/metadata/metadata-fetcher.ts";
 import { parseGatewayUrl, targetOfMetadataUri } from "../../../src/infrastructure/metadata/metadata-target.ts";
 import type { PinnedHttpsTransport } from "../../../src/infrastructure/metadata/pinned-https-transport.ts";

@@ -10,6 +10,8 @@ import {
   type Instruction,
   appendTransactionMessageInstructions,
   compileTransaction,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
   createTransactionMessage,
   generateKeyPairSigner,
   pipe,
@@ -27,8 +29,17 @@ describe("checkRegistrationMessage (pure, kit-built messages)", async () => {
   const [owner, authority, asset, stranger, agent, collection, treasury, config] = await Promise.all(
     Array.from({ length: 8 }, () => generateKeyPairSigner()),
   );
-  const expected = { programId: PROGRAM_ID, owner: owner!.address, configAuthority: authority!.address, asset: asset!.address };
-  const register = (overrides: Partial<Record<"owner" | "configAuthority" | "collection" | "feeTreasury", Address>> = {}) =>
+  const expected = {
+    programId: PROGRAM_ID,
+    config: config!.address,
+    configAuthority: authority!.address,
+    agentIdentity: agent!.address,
+    owner: owner!.address,
+    asset: asset!.address,
+    collection: collection!.address,
+    feeTreasury: treasury!.address,
+  };
+  const register = (overrides: Partial<Record<"owner" | "configAuthority" | "collection" | "feeTreasury", Address>> = {}, name = "A") =>
     registerAgentInstruction(
       PROGRAM_ID,
       {
@@ -40,7 +51,7 @@ describe("checkRegistrationMessage (pure, kit-built messages)", async () => {
         collection: overrides.collection ?? collection!.address,
         feeTreasury: overrides.feeTreasury ?? treasury!.address,
       },
-      { name: "A", metadataUri: "https://a.example/a.json", metadataHash: new Uint8Array(32), feedbackAuthority: owner!.address, tags: [] },
+      { name, metadataUri: "https://a.example/a.json", metadataHash: new Uint8Array(32), feedbackAuthority: owner!.address, tags: [] },
     );
   const message = (feePayer: Address, instructions: Instruction[], version: 0 | "legacy" = "legacy") =>
     compileTransaction(
@@ -89,6 +100,44 @@ describe("checkRegistrationMessage (pure, kit-built messages)", async () => {
   test("an extra signer is refused", () => {
     const withSigner: Instruction = { ...register(), accounts: [...(register().accounts ?? []), { address: stranger!.address, role: AccountRole.READONLY_SIGNER }] };
     expect(checkRegistrationMessage(message(owner!.address, [withSigner]), expected)).not.toBeNull();
+  });
+
+  test("every slot must hold the expected address: a collection or treasury other than the config's is refused", () => {
+    expect(checkRegistrationMessage(message(owner!.address, [register({ collection: stranger!.address })]), expected)).toContain("collection");
+    expect(checkRegistrationMessage(message(owner!.address, [register({ feeTreasury: stranger!.address })]), expected)).toContain("feeTreasury");
+  });
+
+  test("every slot must have the IDL's writable and signer flags: a writable config, a read-only treasury or collection are refused", () => {
+    const withRole = (slot: number, role: AccountRole): Instruction => ({
+      ...register(),
+      accounts: (register().accounts ?? []).map((account, i) => (i === slot ? { ...account, role } : account)),
+    });
+    expect(checkRegistrationMessage(message(owner!.address, [withRole(0, AccountRole.WRITABLE)]), expected)).toContain("(config) does not have the writable and signer flags");
+    expect(checkRegistrationMessage(message(owner!.address, [withRole(5, AccountRole.READONLY)]), expected)).toContain("(collection)");
+    expect(checkRegistrationMessage(message(owner!.address, [withRole(6, AccountRole.READONLY)]), expected)).toContain("(feeTreasury)");
+    expect(checkRegistrationMessage(message(owner!.address, [withRole(2, AccountRole.READONLY)]), expected)).toContain("(agentIdentity)");
+    expect(checkRegistrationMessage(message(owner!.address, [withRole(8, AccountRole.WRITABLE)]), expected)).toContain("(systemProgram)");
+  });
+
+  test("the owner merged into another slot (the treasury) is refused: that slot would be a writable signer", () => {
+    const merged = { ...expected, feeTreasury: owner!.address };
+    expect(checkRegistrationMessage(message(owner!.address, [register({ feeTreasury: owner!.address })]), merged)).toContain("(feeTreasury)");
+  });
+
+  test("an account the instruction does not use is refused (a hand-made message: kit never lists one)", () => {
+    const compiled = getCompiledTransactionMessageDecoder().decode(message(owner!.address, [register()]));
+    const padded = {
+      ...compiled,
+      header: { ...compiled.header, numReadonlyNonSignerAccounts: compiled.header.numReadonlyNonSignerAccounts + 1 },
+      staticAccounts: [...compiled.staticAccounts, stranger!.address],
+    };
+    const bytes = getCompiledTransactionMessageEncoder().encode(padded);
+    expect(checkRegistrationMessage(bytes, expected)).toContain("does not use");
+  });
+
+  test("a transaction over the 1,232-byte packet limit once signed is refused; the largest valid request fits", () => {
+    expect(checkRegistrationMessage(message(owner!.address, [register({}, "n".repeat(900))]), expected)).toContain("packet limit");
+    expect(checkRegistrationMessage(message(owner!.address, [register({}, "n".repeat(64))]), expected)).toBeNull();
   });
 
   test("bytes that are not a message are refused, never a throw", () => {

@@ -9,6 +9,7 @@ import { categoryHash, createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../
 import { encodeFeedbackEntry } from "../../../src/domain/registry/feedback-entry.ts";
 import { errorLayer } from "../../../src/http/error-layer.ts";
 import { registryRoutes } from "../../../src/http/registry/registry-routes.ts";
+import { registryCors } from "../../../src/http/registry/registry-cors.ts";
 import { createAgentIndex } from "../../../src/infrastructure/registry/ledger-agent-index.ts";
 import { createFakeLedger } from "../../registry/support/fake-ledger.ts";
 import { createManualClock } from "../../registry/support/manual-clock.ts";
@@ -28,7 +29,10 @@ function setup() {
   ledger.put(testAddress(7, 1), encodeAgentService(agentService(star, "mcp", { createdAt: 5n })));
   ledger.put(testAddress(7, 2), encodeAgentService(agentService(star, "a2a", { createdAt: 6n, active: false })));
   const index = createAgentIndex({ ledger, clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
-  const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
+  const app = new Elysia()
+    .use(errorLayer(silentLogger))
+    .use(registryCors({ allowedOrigins: [] }))
+    .use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
   const get = async (path: string, init: RequestInit = {}) => {
     const response = await app.handle(new Request(`http://registry.test${path}`, init));
     const text = await response.text();
@@ -180,7 +184,7 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
     expect((await get(`/agents/${testAddress(1, 999)}/services`)).status).toBe(404);
   });
 
-  test("CORS: preflight answered, allow-origin on GET responses including errors", async () => {
+  test("CORS: reads are open to every origin (registry-cors.ts): preflight answered, allow-origin on GET responses including errors", async () => {
     const { get } = setup();
     const preflight = await get("/agents", { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "GET" } });
     expect(preflight.status).toBe(204);
