@@ -4,6 +4,7 @@
  */
 import { parseAppConfig } from "./infrastructure/config/app-config.ts";
 import { productionProblems } from "./infrastructure/config/production-guard.ts";
+import { describeMisspelling, misspelledSettings } from "./infrastructure/config/setting-names.ts";
 import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
 import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
@@ -30,6 +31,8 @@ if (refused.length > 0) {
   process.exit(1);
 }
 const logger = createJsonLogger(config.LOG_LEVEL);
+// Outside production a misspelled setting is a warning (production refuses it above).
+for (const misspelled of misspelledSettings(process.env)) logger.warn("unknown setting", { problem: describeMisspelling(misspelled) });
 const startedAt = performance.now();
 
 // Bun.serve or Deno.serve, whichever runtime runs this process (`deno task start`, deno.json).

@@ -33,8 +33,11 @@ export const AppConfigSchema = Type.Object({
     { default: "info" },
   ),
   SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 600, default: 25 }),
-  /** `production` refuses the embedded ledger, the embedded database and the development key. */
-  NODE_ENV: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * `production` refuses the embedded ledger, the embedded database and the development key.
+   * SECURITY: only these three spellings: `Production` or `prod` used to boot full development mode.
+   */
+  NODE_ENV: Type.Optional(Type.Union([Type.Literal("development"), Type.Literal("test"), Type.Literal("production")])),
   /** What a settle after the first for one payment answers: the spec's idempotent success, or a refusal. */
   SETTLE_DUPLICATES: Type.Union([Type.Literal("replay"), Type.Literal("reject")], { default: "replay" }),
   PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
@@ -109,10 +112,19 @@ export function parseAppConfig(env: Env): ConfigResult {
   }
   const withDefaults = Value.Default(AppConfigSchema, raw);
   for (const error of Value.Errors(AppConfigSchema, withDefaults)) {
-    errors.push(`${error.path.slice(1)}: ${error.message}`);
+    const name = error.path.slice(1);
+    const choices = literalChoices(AppConfigSchema.properties[name as keyof typeof AppConfigSchema.properties]);
+    errors.push(choices ? `${name}: expected one of ${choices.join(", ")}` : `${name}: ${error.message}`);
   }
   if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
   return { ok: true, config: Object.freeze(withDefaults as Static<typeof AppConfigSchema>) };
+}
+
+/** The allowed values of a setting that is a union of literals (ROLE, NODE_ENV...), else null. */
+function literalChoices(schema: unknown): string[] | null {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
+  if (!anyOf || !anyOf.every((member) => typeof member.const === "string")) return null;
+  return anyOf.map((member) => String(member.const));
 }
 
 function coerce(value: string, type: string | undefined): unknown {
