@@ -2,7 +2,7 @@
  * Composition root: the only module that reads the environment. Parses configuration once,
  * builds the service, serves the interfaces ROLE selects, and shuts down within a bound.
  */
-import { parseAppConfig } from "./infrastructure/config/app-config.ts";
+import { adminPortOf, parseAppConfig } from "./infrastructure/config/app-config.ts";
 import { productionProblems } from "./infrastructure/config/production-guard.ts";
 import { describeMisspelling, misspelledSettings } from "./infrastructure/config/setting-names.ts";
 import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
@@ -53,7 +53,7 @@ try {
   process.exit(1);
 }
 
-type PortSetting = "FACILITATOR_PORT" | "REGISTRY_PORT" | "LOCAL_LEDGER_PORT";
+type PortSetting = "FACILITATOR_PORT" | "REGISTRY_PORT" | "LOCAL_LEDGER_PORT" | "ADMIN_PORT";
 
 /** What shutdown needs of each listening server. */
 type Listener = Readonly<{ name: string; stop(): Promise<void>; forceStop(): void; pendingRequests(): number }>;
@@ -78,10 +78,14 @@ if (config.ROLE !== "facilitator") {
     return service.registryApp.fetch(request);
   });
 }
+// /metrics, /openapi and /docs: the only place they are served in production (docs/deploy.md).
+const adminPort = adminPortOf(config);
+const admin = service.admin;
+if (adminPort !== null && admin) serveApp("admin", "ADMIN_PORT", adminPort, (request) => admin(request));
 
 function serveApp(name: string, setting: PortSetting, port: number, fetch: FetchHandler): void {
   const server: ListeningServer = listen(name, setting, config.HOST, port, () =>
-    httpListener.listen({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch }),
+    httpListener.listen({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch, onError: unhandled }),
   );
   listeners.push({
     name,
@@ -90,6 +94,11 @@ function serveApp(name: string, setting: PortSetting, port: number, fetch: Fetch
     pendingRequests: () => server.pendingRequests(),
   });
   urls[name] = server.url;
+}
+
+/** What escaped an app's error layer: logged by name and message (the client got a bare 500). */
+function unhandled(error: unknown): void {
+  logger.error("unhandled error in the listener", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
 }
 
 /**

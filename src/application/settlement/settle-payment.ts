@@ -8,7 +8,7 @@ import { createBlockhashWindowReader } from "./blockhash-window.ts";
 import { termsConflict } from "./previous-settlement.ts";
 import { recordSettlement } from "./record-settlement.ts";
 import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPaymentId } from "./settle-response.ts";
-import { type SettleTransactionDeps, type SettlementCandidate, settleTransaction } from "./settle-transaction.ts";
+import { LEDGER_UNAVAILABLE, type SettleTransactionDeps, type SettlementCandidate, settleTransaction } from "./settle-transaction.ts";
 
 /** Verification as settlement needs it: the static rules, no simulation (preflight does that). */
 export type VerifyForSettlement = (
@@ -88,7 +88,8 @@ export function createSettlementService(
       return await deps.verify(request);
     } catch (error) {
       if (!isLedgerError(error)) throw error;
-      return { ok: false, reason: "SETTLEMENT_FAILED", message: `the ledger is unavailable (${error.message}); nothing was submitted, retry later` };
+      deps.logger.warn("ledger unavailable while verifying for settlement", { error: error.message });
+      return { ok: false, reason: "SETTLEMENT_FAILED", message: `${LEDGER_UNAVAILABLE}; nothing was submitted, retry later` };
     }
   }
 

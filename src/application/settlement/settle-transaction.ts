@@ -146,31 +146,42 @@ async function judge(
 ): Promise<SettleResponse | null> {
   const { network } = deps;
   const failure = (reason: ReasonCode, message: string) => settleFailure(network, reason, message, candidate.payer);
-  if (previous.status === "rejected") return storeUnavailableBeforeSigning(network, candidate, previous.reason);
+  if (previous.status === "rejected") return storeUnavailableBeforeSigning(deps, candidate, previous.reason);
   if (previous.value && previous.value.state !== "failed") return answerFromPrevious(deps, previous.value, candidate);
 
   if (window.status === "rejected") throw window.reason;
   if (window.value.kind === "unavailable") {
-    return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${window.value.error}); nothing was submitted, retry with the same transaction`);
+    deps.logger.warn("ledger unavailable before signing", { key: candidate.key, error: window.value.error });
+    return failure("SETTLEMENT_FAILED", `${LEDGER_UNAVAILABLE}; nothing was submitted, retry with the same transaction`);
   }
   if (window.value.kind === "expired") return failure("BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction");
 
   // SECURITY: one KMS/HSM signature per anonymous request is a cost; an unfundable payment gets none.
   if (funds.status === "rejected") {
     if (!isLedgerError(funds.reason)) throw funds.reason;
-    return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${funds.reason.message}); nothing was signed or submitted, retry later`);
+    deps.logger.warn("ledger unavailable before signing", { key: candidate.key, error: funds.reason.message });
+    return failure("SETTLEMENT_FAILED", `${LEDGER_UNAVAILABLE}; nothing was signed or submitted, retry later`);
   }
   if (funds.value) return failure(funds.value.reason, funds.value.message);
 
   // SECURITY: the fee is charged to the budgets before our key signs anything.
-  if (budget.status === "rejected") return storeUnavailableBeforeSigning(network, candidate, budget.reason);
+  if (budget.status === "rejected") return storeUnavailableBeforeSigning(deps, candidate, budget.reason);
   if (budget.value && !budget.value.ok) return failure("FEE_BUDGET_EXCEEDED", budget.value.message);
   return null;
 }
 
-function storeUnavailableBeforeSigning(network: string, candidate: TransactionCandidate, error: unknown): SettleResponse {
+/**
+ * SECURITY: what clients read about an unavailable dependency. The store's and the ledger's own
+ * messages name the database (host, port, name) or the RPC endpoint; they go to the log, and the
+ * client gets these words only.
+ */
+export const LEDGER_UNAVAILABLE = "the ledger is unavailable";
+export const STORE_UNAVAILABLE = "the settlement store is unavailable";
+
+function storeUnavailableBeforeSigning(deps: SettleTransactionDeps, candidate: TransactionCandidate, error: unknown): SettleResponse {
   if (!isCoded(error, "STORE_UNAVAILABLE")) throw error;
-  return settleFailure(network, "SETTLEMENT_FAILED", `the settlement store is unavailable (${error.message}); nothing was signed or submitted, retry later`, candidate.payer);
+  deps.logger.warn("settlement store unavailable before signing", { key: candidate.key, error: error.message });
+  return settleFailure(deps.network, "SETTLEMENT_FAILED", `${STORE_UNAVAILABLE}; nothing was signed or submitted, retry later`, candidate.payer);
 }
 
 /** Gives the fee back when nothing landed; a store hiccup here only leaves the budget conservative. */
@@ -201,7 +212,7 @@ async function signClaimAndSubmit(
       return settleFailure(
         network,
         "SETTLEMENT_FAILED",
-        `the settlement store did not confirm the claim (${error.message}); this request sent nothing, but if the claim was recorded, reconciliation will send it: retry with the same transaction for its final result, do not build a new one`,
+        `the settlement store did not confirm the claim; this request sent nothing, but if the claim was recorded, reconciliation will send it: retry with the same transaction for its final result, do not build a new one`,
         candidate.payer,
       );
     }

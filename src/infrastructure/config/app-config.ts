@@ -13,6 +13,8 @@ export const AppConfigSchema = Type.Object({
   REGISTRY_PORT: Type.Integer({ ...Port, default: 3000 }),
   FACILITATOR_PORT: Type.Integer({ ...Port, default: 4020 }),
   LOCAL_LEDGER_PORT: Type.Integer({ ...Port, default: 8899 }),
+  /** /metrics, /openapi and /docs (bound to HOST); unset -> 9090 in production, none elsewhere (adminPortOf). */
+  ADMIN_PORT: Type.Optional(Type.Integer({ ...Port })),
   DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
   SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: "^https?://" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
@@ -95,6 +97,18 @@ export type AppConfig = Readonly<Static<typeof AppConfigSchema>>;
 export type ConfigResult = Readonly<{ ok: true; config: AppConfig }> | Readonly<{ ok: false; errors: readonly string[] }>;
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** ADMIN_PORT when NODE_ENV=production leaves it unset. */
+export const DEFAULT_PRODUCTION_ADMIN_PORT = 9090;
+
+/**
+ * The port of the operations listener, or null for none. In production the public ports do not
+ * serve /metrics, /openapi or /docs, so it always exists there (9090 unless set); elsewhere the
+ * public ports serve them and it exists only when ADMIN_PORT is set (docs/deploy.md).
+ */
+export function adminPortOf(config: Pick<AppConfig, "ADMIN_PORT" | "NODE_ENV">): number | null {
+  return config.ADMIN_PORT ?? (config.NODE_ENV === "production" ? DEFAULT_PRODUCTION_ADMIN_PORT : null);
+}
 
 /**
  * Parses the environment once at boot. Errors name the variable and the expectation but
