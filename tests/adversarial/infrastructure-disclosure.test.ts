@@ -37,7 +37,9 @@ async function start(env: Record<string, string>): Promise<Running> {
   };
 }
 
-async function call(app: Service["facilitatorApp"], path: string, body?: unknown): Promise<Record<string, unknown>> {
+type Handles = Readonly<{ handle(request: Request): Response | Promise<Response> }>;
+
+async function call(app: Handles, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
   return (await (await app.handle(new Request(`http://facilitator.test${path}`, init))).json()) as Record<string, unknown>;
 }
