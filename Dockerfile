@@ -79,7 +79,7 @@ COPY src ./src
 ENV NODE_ENV=production HOST=0.0.0.0 DATA_DIR=/var/lib/facilitator ROLE=all BUN_RUNTIME_TRANSPILER_CACHE_PATH=0
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd (uid 1000 is `bun`).
 USER 1000:1000
-EXPOSE 3000 4020
+EXPOSE 3000 4020 9090
 # Bun itself asks the interface ROLE serves (the facilitator's port for ROLE=all); no curl in the image.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["bun", "-e", "const port = process.env.ROLE === 'registry' ? process.env.REGISTRY_PORT || '3000' : process.env.FACILITATOR_PORT || '4020'; const ok = await fetch('http://127.0.0.1:' + port + '/health/live').then((r) => r.ok, () => false); process.exit(ok ? 0 : 1);"]

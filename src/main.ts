@@ -2,8 +2,9 @@
  * Composition root: the only module that reads the environment. Parses configuration once,
  * builds the service, serves the interfaces ROLE selects, and shuts down within a bound.
  */
-import { parseAppConfig } from "./infrastructure/config/app-config.ts";
+import { adminPortOf, parseAppConfig } from "./infrastructure/config/app-config.ts";
 import { productionProblems } from "./infrastructure/config/production-guard.ts";
+import { describeMisspelling, misspelledSettings } from "./infrastructure/config/setting-names.ts";
 import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
 import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
@@ -30,6 +31,8 @@ if (refused.length > 0) {
   process.exit(1);
 }
 const logger = createJsonLogger(config.LOG_LEVEL);
+// Outside production a misspelled setting is a warning (production refuses it above).
+for (const misspelled of misspelledSettings(process.env)) logger.warn("unknown setting", { problem: describeMisspelling(misspelled) });
 const startedAt = performance.now();
 
 // Bun.serve or Deno.serve, whichever runtime runs this process (`deno task start`, deno.json).
@@ -50,7 +53,7 @@ try {
   process.exit(1);
 }
 
-type PortSetting = "FACILITATOR_PORT" | "REGISTRY_PORT" | "LOCAL_LEDGER_PORT";
+type PortSetting = "FACILITATOR_PORT" | "REGISTRY_PORT" | "LOCAL_LEDGER_PORT" | "ADMIN_PORT";
 
 /** What shutdown needs of each listening server. */
 type Listener = Readonly<{ name: string; stop(): Promise<void>; forceStop(): void; pendingRequests(): number }>;
@@ -75,10 +78,14 @@ if (config.ROLE !== "facilitator") {
     return service.registryApp.fetch(request);
   });
 }
+// /metrics, /openapi and /docs: the only place they are served in production (docs/deploy.md).
+const adminPort = adminPortOf(config);
+const admin = service.admin;
+if (adminPort !== null && admin) serveApp("admin", "ADMIN_PORT", adminPort, (request) => admin(request));
 
 function serveApp(name: string, setting: PortSetting, port: number, fetch: FetchHandler): void {
   const server: ListeningServer = listen(name, setting, config.HOST, port, () =>
-    httpListener.listen({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch }),
+    httpListener.listen({ hostname: config.HOST, port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, fetch, onError: unhandled }),
   );
   listeners.push({
     name,
@@ -87,6 +94,11 @@ function serveApp(name: string, setting: PortSetting, port: number, fetch: Fetch
     pendingRequests: () => server.pendingRequests(),
   });
   urls[name] = server.url;
+}
+
+/** What escaped an app's error layer: logged by name and message (the client got a bare 500). */
+function unhandled(error: unknown): void {
+  logger.error("unhandled error in the listener", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import pkg from "../package.json" with { type: "json" };
-import { FACILITATOR_READINESS, type HealthProbe, type HealthProbes, REGISTRY_READINESS, pingProbe } from "./application/health.ts";
+import { FACILITATOR_READINESS, type HealthCheck, type HealthProbe, type HealthProbes, REGISTRY_READINESS } from "./application/health.ts";
 import type { Ledger } from "./application/ports/ledger.ts";
 import type { Logger } from "./application/ports/logger.ts";
 import type { Signer } from "./application/ports/signer.ts";
@@ -17,7 +17,7 @@ import { CodedError } from "./domain/coded-error.ts";
 import { USDC_DECIMALS } from "./domain/networks.ts";
 import { createVerificationPolicy } from "./domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
-import { type AppConfig, authAllowedOrigins } from "./infrastructure/config/app-config.ts";
+import { type AppConfig, adminPortOf, authAllowedOrigins } from "./infrastructure/config/app-config.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "./infrastructure/ledger/local-ledger.ts";
 import { seedSampleAgents } from "./infrastructure/registry/sample-agents/seed-sample-agents.ts";
@@ -33,8 +33,9 @@ import { enterLogContext } from "./infrastructure/logging/log-context.ts";
 import { redactText } from "./infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "./infrastructure/store/index.ts";
-import { createFacilitatorApp } from "./http/facilitator-app.ts";
-import { createRegistryApp } from "./http/registry-app.ts";
+import { type FacilitatorAppDeps, createFacilitatorApp } from "./http/facilitator-app.ts";
+import { type RegistryAppDeps, createRegistryApp } from "./http/registry-app.ts";
+import { createAdminFetch } from "./http/admin-app.ts";
 import { type ClientAddresses, createClientAddresses } from "./http/client-address.ts";
 import { createCategoryCatalog } from "./domain/registry/categories.ts";
 import { loadCategoryNames } from "./infrastructure/registry/categories-file.ts";
@@ -68,6 +69,8 @@ export type Service = Readonly<{
   settlement: SettlementService | null;
   facilitatorApp: ReturnType<typeof createFacilitatorApp>;
   registryApp: ReturnType<typeof createRegistryApp>;
+  /** What ADMIN_PORT serves (/metrics, /openapi, /docs); null when there is no admin port (adminPortOf). */
+  admin: ((request: Request) => Promise<Response>) | null;
   /** The listener records each request's peer here; the registry's per-client limits read it. */
   clientAddresses: ClientAddresses;
   /** Finishes in-flight settlements (bounded), then releases every resource. */
@@ -203,16 +206,19 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     readiness: FACILITATOR_READINESS,
     failuresBeforeDown: config.READINESS_FAILURE_THRESHOLD,
     // Without the fee budget's counters nothing can be settled (the budget fails closed).
-    ...(counters.ping ? { counters: redacted(pingProbe(counters.ping)) } : {}),
-    ledger: redacted(pingProbe(() => ledger.ping())),
-    store: redacted(pingProbe(() => store.ping())),
+    ...(counters.ping ? { counters: toOperators(logger, "counters", ping(counters.ping)) } : {}),
+    ledger: toOperators(logger, "ledger", ping(() => ledger.ping())),
+    store: toOperators(logger, "store", ping(() => store.ping())),
     signer: async () => {
       if (feePayers.addresses.length === 0) return { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" };
       const status = summarizeSignerHealth(feePayers.health());
-      return status === "ok" ? redacted(balances)() : { status };
+      return status === "ok" ? toOperators(logger, "ledger", balances)() : { status };
     },
   };
-  const facilitatorApp = createFacilitatorApp({
+  // SECURITY: /metrics (the fee payers' balances and spend), /openapi and /docs move to ADMIN_PORT in
+  // production; the public apps then do not register them (src/http/operations-surface.ts).
+  const publicSurface = config.NODE_ENV === "production" ? "omit" : "serve";
+  const facilitatorDeps: FacilitatorAppDeps = {
     ...paymentDeps,
     verify: async (request) => {
       const result = await verifyPayment(request, paymentDeps);
@@ -227,7 +233,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     logger,
     health,
     version: VERSION,
-  });
+  };
+  const facilitatorApp = createFacilitatorApp(facilitatorDeps, publicSurface);
 
   const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
   const registration = await createRegistration({
@@ -245,7 +252,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   // Sign-In With Solana and GET /users/me (docs/auth.md); nothing for a facilitator-only process.
   const auth = await createAuth(config, { executor: store.executor, index, counters: counters.counters("auth-challenge-rate", 60), clock: systemClock, logger });
   const clientAddresses = createClientAddresses();
-  const registryApp = createRegistryApp({
+  const registryDeps: RegistryAppDeps = {
     clientAddressOf: clientAddresses.of,
     metrics,
     enterLogContext,
@@ -262,20 +269,34 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       readiness: REGISTRY_READINESS,
       failuresBeforeDown: config.READINESS_FAILURE_THRESHOLD,
       // The sign-in and registration rate limits fail closed (503) without them; reads go on.
-      ...(counters.ping ? { counters: redacted(pingProbe(counters.ping, "degraded")) } : {}),
+      ...(counters.ping ? { counters: toOperators(logger, "counters", ping(counters.ping), "degraded") } : {}),
       // The index serves its last good model when the ledger fails, so the registry degrades instead of dying.
-      ledger: redacted(async () => {
+      ledger: async () => {
         const h = index.health();
-        return h.status === "ok" ? { status: "ok" } : { status: "degraded", detail: h.lastError ?? "index not loaded yet" };
-      }),
-      store: redacted(pingProbe(() => store.ping(), "degraded")),
+        if (h.status === "ok") return { status: "ok" };
+        if (h.lastError === null) return { status: "degraded", detail: "index not loaded yet" };
+        // SECURITY: the index's last error is the ledger's (redacted) words: logged, not answered.
+        logger.warn("health check failed", { check: "ledger", status: "degraded", detail: h.lastError });
+        return { status: "degraded", detail: NEUTRAL_DETAIL.ledger };
+      },
+      store: toOperators(logger, "store", ping(() => store.ping()), "degraded"),
       // Reads need no key; without a config authority only registration is off.
       signer: async () =>
         registration.configAuthority
           ? { status: "ok" }
           : { status: "degraded", detail: "no config authority key configured: POST /agents/register is disabled" },
     },
-  });
+  };
+  const registryApp = createRegistryApp(registryDeps, publicSurface);
+  // ADMIN_PORT: each interface this process serves, as a second instance that answers its
+  // operations routes only (it registers every route, so its OpenAPI document is whole).
+  const admin =
+    adminPortOf(config) === null
+      ? null
+      : createAdminFetch({
+          ...(config.ROLE !== "registry" ? { facilitator: createFacilitatorApp(facilitatorDeps, "only") } : {}),
+          ...(config.ROLE !== "facilitator" ? { registry: createRegistryApp(registryDeps, "only") } : {}),
+        });
 
   // Observability: gauges read at each scrape (docs/observability.md).
   registryIndexGauges(metrics, () => index.health(), systemClock.now);
@@ -307,6 +328,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     settlement,
     facilitatorApp,
     registryApp,
+    admin,
     clientAddresses,
     close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
       reconcile.stop();
@@ -333,11 +355,33 @@ function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
   return Object.freeze({ treasury: treasury as Address, bps });
 }
 
-/** SECURITY: probe details can carry RPC or database URLs with credentials. */
-function redacted(probe: HealthProbe): HealthProbe {
+/** What /health says of a failing dependency: no host, port, database name or URL (they are in the log). */
+const NEUTRAL_DETAIL: Readonly<Record<"ledger" | "store" | "counters", string>> = {
+  counters: "the counter store does not answer",
+  ledger: "the ledger does not answer",
+  store: "the database does not answer",
+};
+
+function ping(call: () => Promise<void>): () => Promise<HealthCheck> {
   return async () => {
-    const check = await probe();
-    return check.detail ? { ...check, detail: redactText(check.detail) } : check;
+    await call();
+    return { status: "ok" };
+  };
+}
+
+/**
+ * SECURITY: /health is on the public ports, and a failing dependency's own words name the
+ * database (the store's errors name DATABASE_URL's host, port and database) or the RPC endpoint.
+ * The operator gets them in a log line (redacted); the response says only which dependency failed.
+ */
+function toOperators(logger: Logger, check: "ledger" | "store" | "counters", work: () => Promise<HealthCheck>, failure: "down" | "degraded" = "down"): HealthProbe {
+  return async () => {
+    try {
+      return await work();
+    } catch (error) {
+      logger.warn("health check failed", { check, status: failure, error: redactText(error instanceof Error ? error.message : String(error)) });
+      return { status: failure, detail: NEUTRAL_DETAIL[check] };
+    }
   };
 }
 

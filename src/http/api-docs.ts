@@ -16,6 +16,8 @@ type Documentation = NonNullable<ElysiaOpenAPIConfig["documentation"]>;
 type Components = NonNullable<Documentation["components"]>;
 
 export type ApiDocsOptions = Readonly<{
+  /** False: no route at all (the public ports in production; operations-surface.ts). */
+  enabled?: boolean;
   /** Distinguishes the two interfaces' plugins (Elysia deduplicates plugins by name). */
   name: string;
   title: string;
@@ -42,6 +44,7 @@ const CONTENT_TYPES: Readonly<Record<AssetName, string>> = {
 };
 
 export function apiDocs(options: ApiDocsOptions) {
+  if (options.enabled === false) return new Elysia({ name: `api-docs-${options.name}` });
   return new Elysia({ name: `api-docs-${options.name}` })
     .get(
       "/docs/assets/:file",

@@ -38,7 +38,7 @@ export function errorLayer(logger: Logger) {
           break;
         }
         case "NOT_FOUND":
-          response = errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+          response = errorResponse(404, `no route for ${request.method} ${pathOf(request.url)}`);
           break;
         default:
           // SECURITY: internal detail (stack, SQL, RPC URLs) stays in the log, never in the response.
@@ -108,6 +108,15 @@ const ROOTS: Readonly<Record<string, string>> = { body: "request body", query: "
 
 function violationsOf(error: { all: unknown }): SchemaViolation[] {
   return Array.isArray(error.all) ? (error.all as SchemaViolation[]) : [];
+}
+
+/** The listeners hand over parseable URLs (request-target.ts); an app served another way must not 500 here. */
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "this path";
+  }
 }
 
 function describe(error: unknown): string {

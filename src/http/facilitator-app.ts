@@ -4,6 +4,7 @@ import { apiDocs } from "./api-docs.ts";
 import { APP_CONFIG } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
 import { type ObservabilityDeps, observability } from "./observability.ts";
+import { type OperationsSurface, operationsOnly } from "./operations-surface.ts";
 import { type FacilitatorSettleDeps, facilitatorSettleRoutes } from "./facilitator/settle-routes.ts";
 import { type FacilitatorVerifyDeps, facilitatorVerifyRoutes } from "./facilitator/verify-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
@@ -17,18 +18,23 @@ export type FacilitatorAppDeps = FacilitatorVerifyDeps &
 /** The facilitator interface's version (service-spec.md, Versioning 2), apart from the package's. */
 export const FACILITATOR_API_VERSION = "0.2.0";
 
-/** The facilitator interface: /supported, /verify, /settle, /health, /metrics, /openapi, /docs. */
-export function createFacilitatorApp(deps: FacilitatorAppDeps) {
+/**
+ * The facilitator interface: /supported, /verify, /settle, /health, and its operations routes
+ * /metrics, /openapi, /docs where `surface` says (operations-surface.ts).
+ */
+export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: OperationsSurface = "serve") {
   const apiKeyCallers = createApiKeyCallers();
   return new Elysia(APP_CONFIG)
     .use(errorLayer(deps.logger))
-    .use(observability(deps, "facilitator"))
+    .use(observability(deps, surface === "only" ? "admin" : "facilitator", surface !== "omit"))
+    .use(surface === "only" ? operationsOnly() : new Elysia())
     .use(apiKeyGuard(deps.apiKeys ?? null, { required: deps.apiKeysRequired ?? true, callers: apiKeyCallers }))
     .use(healthRoutes(deps.health, deps.version))
     .use(facilitatorVerifyRoutes(deps))
     .use(facilitatorSettleRoutes({ ...deps, apiKeyCallers }))
     .use(
       apiDocs({
+        enabled: surface !== "omit",
         name: "facilitator",
         title: "x402 payment facilitator (Solana)",
         version: FACILITATOR_API_VERSION,

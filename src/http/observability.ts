@@ -14,9 +14,10 @@ export type ObservabilityDeps = Readonly<{ logger: Logger; metrics?: Metrics; en
 /**
  * Request ids (taken from `x-request-id` when it is sane, else generated, and echoed back, and
  * carried by every log line written while the request is served), request counters and latency
- * histograms by route, and GET /metrics in the format of `metrics`.
+ * histograms by route, one access-log line per request at `info`, and (with `serveMetrics`)
+ * GET /metrics in the format of `metrics`.
  */
-export function observability(deps: ObservabilityDeps, service: string) {
+export function observability(deps: ObservabilityDeps, service: string, serveMetrics = true) {
   const { logger, metrics = noMetrics, enterLogContext = noLogContext } = deps;
   const started = new WeakMap<Request, { at: number; id: string }>();
   return new Elysia({ name: `observability-${service}` })
@@ -36,12 +37,18 @@ export function observability(deps: ObservabilityDeps, service: string) {
       const seconds = (performance.now() - start.at) / 1000;
       metrics.increment("http_requests_total", "HTTP requests answered", labels);
       metrics.observe("http_request_duration_seconds", "HTTP request latency", { service, route: labels.route }, seconds);
-      logger.debug("request", { requestId: start.id, ...labels, ms: Math.round(seconds * 1000) });
+      // The access log: one line per request. The route is the pattern (never the path, which
+      // carries ids), so lines group by endpoint; the request id ties it to the request's other lines.
+      logger.info("request", { requestId: start.id, ...labels, duration_ms: Math.round(seconds * 1000) });
     })
-    .get("/metrics", async ({ set }) => {
-      set.headers["content-type"] = metrics.contentType;
-      return metrics.render();
-    });
+    .use(serveMetrics ? metricsRoute(metrics) : new Elysia());
+}
+
+function metricsRoute(metrics: Metrics) {
+  return new Elysia().get("/metrics", async ({ set }) => {
+    set.headers["content-type"] = metrics.contentType;
+    return metrics.render();
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { apiDocs } from "./api-docs.ts";
 import { APP_CONFIG } from "./app-config.ts";
 import { errorLayer } from "./error-layer.ts";
 import { type ObservabilityDeps, observability } from "./observability.ts";
+import { type OperationsSurface, operationsOnly } from "./operations-surface.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { type RegistryRoutesDeps, registryRoutes } from "./registry/registry-routes.ts";
 import { type RegisterRoutesDeps, registerRoutes } from "./registry/register-routes.ts";
@@ -19,13 +20,17 @@ export type RegistryAppDeps = RegistryRoutesDeps & Partial<RegisterRoutesDeps> &
 const unlimited = Object.freeze({ allow: async () => true });
 
 /**
- * The registry interface: agent reads, categories, registration, sign-in, /health, /metrics,
- * /openapi and /docs. Its document carries the service's version (package.json), passed as `version`.
+ * The registry interface: agent reads, categories, registration, sign-in, /health, and its
+ * operations routes /metrics, /openapi and /docs where `surface` says (operations-surface.ts).
+ * Its document carries the service's version (package.json), passed as `version`.
  */
-export function createRegistryApp(deps: RegistryAppDeps) {
+export function createRegistryApp(deps: RegistryAppDeps, surface: OperationsSurface = "serve") {
   return new Elysia(APP_CONFIG).use(errorLayer(deps.logger))
     // After observability, so a preflight or a refused origin still gets a request id and is counted.
-    .use(observability(deps, "registry")).use(registryCors(deps.cors ?? { allowedOrigins: [] })).use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
+    .use(observability(deps, surface === "only" ? "admin" : "registry", surface !== "omit"))
+    .use(surface === "only" ? operationsOnly() : new Elysia())
+    .use(registryCors(deps.cors ?? { allowedOrigins: [] }))
+    .use(healthRoutes(deps.health, deps.version)).use(registryRoutes(deps))
     .use(
       registerRoutes({
         registration: deps.registration ?? null,
@@ -38,6 +43,7 @@ export function createRegistryApp(deps: RegistryAppDeps) {
     .use(usersRoutes(deps.auth))
     .use(
       apiDocs({
+        enabled: surface !== "omit",
         name: "registry",
         title: "Agent registry API (Solana)",
         version: deps.version,

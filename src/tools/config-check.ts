@@ -2,7 +2,9 @@
  * `npm run config:check` (in the container, where npm is absent: `bun src/tools/config-check.ts`):
  * checks a deployment's settings the way the service reads them, then reaches every dependency
  * they name, printing one line per check (`ok   <setting>: ...` or `FAIL <setting>: ...`) and
- * exiting 0 only when nothing failed.
+ * exiting 0 only when nothing failed. `warn` and `note` lines do not fail the check: a variable
+ * spelled almost like a setting outside production (production refuses it), and a production
+ * facilitator open to anonymous callers with PAYTO_POLICY=any and no MIN_PAYMENT_AMOUNT.
  *
  * Settings: every variable (parseAppConfig), the NODE_ENV=production guard, the signer settings of
  * both roles, and the files settings name (payTo allowlist, API keys, categories, ledger programs,
@@ -22,6 +24,7 @@ import { loadSigningKey, loadVerificationKeys } from "../infrastructure/auth/jwt
 import { type AppConfig, parseAppConfig } from "../infrastructure/config/app-config.ts";
 import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
 import { productionProblems } from "../infrastructure/config/production-guard.ts";
+import { describeMisspelling, misspelledSettings } from "../infrastructure/config/setting-names.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
 import { checkLedgerNetwork, describeNetworkMismatch } from "../application/ledger-network.ts";
@@ -57,6 +60,10 @@ export async function runConfigCheck(env: Env, print: Print): Promise<number> {
   const refused = productionProblems(config, env);
   for (const problem of refused) report(false, "production guard", problem);
   if (config.NODE_ENV === "production" && refused.length === 0) report(true, "production guard", "every embedded default is replaced");
+  // In production the guard above already refused them; elsewhere the service starts and warns.
+  if (config.NODE_ENV !== "production") for (const misspelled of misspelledSettings(env)) print(safe(`warn settings: ${describeMisspelling(misspelled)}`));
+  const open = openFacilitatorWarning(config, env);
+  if (open) print(`warn facilitator: ${open}`);
 
   for (const [subject, check] of fileChecks(config)) {
     const outcome = await settle(check);
@@ -82,6 +89,23 @@ export async function runConfigCheck(env: Env, print: Print): Promise<number> {
 }
 
 type Check = () => Promise<Outcome>;
+
+/**
+ * A production facilitator that anyone may call (no API keys), paying for transfers to any
+ * address (PAYTO_POLICY=any) of any amount (no MIN_PAYMENT_AMOUNT) spends its fee payers'
+ * lamports on whoever asks, up to the fee budget. Allowed, but said out loud. MIN_PAYMENT_AMOUNT
+ * is read raw: set means present, not empty and not 0.
+ */
+function openFacilitatorWarning(config: AppConfig, env: Env): string | null {
+  if (config.NODE_ENV !== "production" || config.ROLE === "registry") return null;
+  const minimum = env["MIN_PAYMENT_AMOUNT"]?.trim() ?? "";
+  const minimumSet = minimum !== "" && !/^0+(\.0*)?$/.test(minimum);
+  if (config.FACILITATOR_API_KEYS_FILE || config.PAYTO_POLICY !== "any" || minimumSet) return null;
+  return (
+    "open to anonymous callers: no FACILITATOR_API_KEYS_FILE, PAYTO_POLICY=any and no MIN_PAYMENT_AMOUNT, so anyone may have the fee payers " +
+    "pay the fees of payments of any amount to any address (bounded only by the fee budget); set at least one of them"
+  );
+}
 
 /** The files settings name, read and validated by the same loaders the service uses. */
 function fileChecks(config: AppConfig): [string, Check][] {

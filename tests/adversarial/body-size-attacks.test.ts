@@ -1,12 +1,16 @@
 // Attack: exhaust memory with request bodies. A chunked upload has no content-length, so the
 // cap must hold while the body is read, not only against the declared size.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { MAX_BODY_BYTES, errorLayer } from "../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
 import { buildTransaction, createActors, requirementsFor, requirementsJson } from "../verification/support/payment-builder.ts";
 import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
+import { bunHttpListener } from "../../src/infrastructure/http-listener/bun-http-listener.ts";
+import { denoGate } from "../deno/support/deno-gate.ts";
+import { probeRefusedUploads } from "../deno/support/edge-probe.ts";
+import { runDenoEdgeProbe } from "../deno/support/run-deno-edge-probe.ts";
 
 const CHUNK = 64 * 1024;
 const HUNDRED_MB = 100 * 1024 * 1024;
@@ -114,6 +118,39 @@ describe("request body size attacks on POST /verify", async () => {
       expect(seen.at(-1)).toEqual({ transferEncoding: "chunked", contentLength: null });
       // The client may have sent some more before it saw the answer, but nowhere near 100 MB.
       expect(pulled.bytes).toBeLessThan(16 * 1024 * 1024);
+    });
+  });
+});
+
+// Attack on the answer rather than the server: the listener refuses an upload past its limit
+// and closes while the client is still writing; the kernel answers the next segment with a
+// reset, which discards the 413 the client had not read. A Node client (the real `node` binary,
+// node:http, Content-Length) then gets EPIPE and no status. The listener now lingers: it sends
+// the 413 and reads the rest (bounded) before closing (request-body-limit.ts).
+const TWO_MB = 2 * 1024 * 1024;
+// Before the lingering close, Bun lost most 6 MB answers here (5 of 20 came back) and about
+// half of the 2 MB ones on the reporter's machine.
+const SIX_MB = 6 * 1024 * 1024;
+
+describe("a refused upload's 413 reaches a Node client that is still writing (lingering close)", () => {
+  test("Bun adapter: 20 of 20 uploads of 2 MB with Content-Length get the 413", async () => {
+    expect(await probeRefusedUploads(bunHttpListener, TWO_MB, 20)).toEqual({ "413": 20 });
+  }, 120_000);
+
+  test("Bun adapter: 20 of 20 uploads of 6 MB with Content-Length get the 413", async () => {
+    expect(await probeRefusedUploads(bunHttpListener, SIX_MB, 20)).toEqual({ "413": 20 });
+  }, 120_000);
+
+  const gate = denoGate("lingering close");
+  if (gate.failInCi) test("the deno binary must be installed in CI", () => expect(gate.failInCi).toBeNull());
+  describe.if(gate.run)("Deno adapter (real deno binary)", () => {
+    let seen: { uploads2MB?: Record<string, number>; uploads6MB?: Record<string, number> } = {};
+    beforeAll(() => {
+      seen = runDenoEdgeProbe("uploads");
+    }, 180_000);
+    test("20 of 20 uploads of 2 MB and of 6 MB get the 413", () => {
+      expect(seen.uploads2MB).toEqual({ "413": 20 });
+      expect(seen.uploads6MB).toEqual({ "413": 20 });
     });
   });
 });

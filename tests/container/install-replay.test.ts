@@ -106,7 +106,8 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
       SOFTHSM2_CONF: join(token.dir, "softhsm2.conf"),
     };
     expect(serviceEnv["NODE_ENV"]).toBe("production");
-    service = await startService(app, { ...serviceEnv, FACILITATOR_PORT: String(await unusedPort()) });
+    // NODE_ENV=production opens ADMIN_PORT (9090 unless set): a free one, so parallel runs do not collide.
+    service = await startService(app, { ...serviceEnv, FACILITATOR_PORT: String(await unusedPort()), ADMIN_PORT: String(await unusedPort()) });
   }, 600_000);
 
   afterAll(async () => {

@@ -84,7 +84,7 @@ describe("status labels: metrics and logs record the status actually sent (real 
       expect(counted).toContainEqual(expect.stringMatching(new RegExp(`^http_requests_total\\{service="${service_}",method="${c.method}",route="${escape(c.route)}",status="${c.status}"\\} [1-9]`)));
 
       const line = service.logs().find((l) => l["msg"] === "request" && l["requestId"] === requestId);
-      expect(line).toMatchObject({ level: "debug", service: service_, method: c.method, route: c.route, status: String(c.status) });
+      expect(line).toMatchObject({ level: "info", service: service_, method: c.method, route: c.route, status: String(c.status) });
     });
   }
 

@@ -76,6 +76,35 @@ describe("config:check (real child process)", () => {
     }
   });
 
+  test("a variable spelled almost like a setting: a warning outside production (exit 0), a failure in production", async () => {
+    const development = await configCheck({ DATA_DIR: dataDir(), FACILITATOR_API_KEY_FILE: "/etc/never-printed.json" });
+    expect(development.code).toBe(0);
+    expect(development.lines).toContain("warn settings: FACILITATOR_API_KEY_FILE: not a setting; did you mean FACILITATOR_API_KEYS_FILE? (the service ignores FACILITATOR_API_KEY_FILE)");
+    const production = await configCheck({ DATA_DIR: dataDir(), NODE_ENV: "production", FACILITATOR_API_KEY_FILE: "/etc/never-printed.json" });
+    expect(production.code).toBe(1);
+    expect(production.lines).toContain("FAIL production guard: FACILITATOR_API_KEY_FILE: not a setting; did you mean FACILITATOR_API_KEYS_FILE? (the service ignores FACILITATOR_API_KEY_FILE)");
+    for (const run of [development, production]) expect(run.output).not.toContain("never-printed");
+  });
+
+  test("NODE_ENV=Production is a failed setting naming the three values", async () => {
+    const { code, lines } = await configCheck({ DATA_DIR: dataDir(), NODE_ENV: "Production" });
+    expect(code).toBe(1);
+    expect(lines).toContain("FAIL settings: NODE_ENV: expected one of development, test, production");
+  });
+
+  test("production: a facilitator open to anonymous callers for any payTo and any amount is warned about, until one of the three is set", async () => {
+    const warning = (lines: string[]) => lines.find((line) => line.startsWith("warn facilitator: open to anonymous callers"));
+    const base = { DATA_DIR: dataDir(), NODE_ENV: "production" };
+    expect(warning((await configCheck(base)).lines)).toBeDefined();
+    expect(warning((await configCheck({ ...base, MIN_PAYMENT_AMOUNT: "0" })).lines)).toBeDefined();
+    expect(warning((await configCheck({ ...base, MIN_PAYMENT_AMOUNT: "1000" })).lines)).toBeUndefined();
+    expect(warning((await configCheck({ ...base, PAYTO_POLICY: "registered-agents" })).lines)).toBeUndefined();
+    expect(warning((await configCheck({ ...base, FACILITATOR_API_KEYS_FILE: "/nonexistent/keys.json" })).lines)).toBeUndefined();
+    expect(warning((await configCheck({ ...base, ROLE: "registry" })).lines)).toBeUndefined();
+    // Outside production a laptop's open facilitator is the point.
+    expect(warning((await configCheck({ DATA_DIR: dataDir() })).lines)).toBeUndefined();
+  }, 60_000);
+
   test("an unreachable DATABASE_URL: exit 1, names DATABASE_URL, and no credential of any URL or key is printed", async () => {
     const privateKey = getBase58Decoder().decode(Uint8Array.from({ length: 32 }, (_, i) => i + 40));
     const { code, lines, output } = await configCheck({

@@ -6,7 +6,7 @@ import type { SettlementRecord } from "../ports/settlement-store.ts";
 import { type BlockhashWindow, readBlockhashWindow } from "./blockhash-window.ts";
 import type { CallerKind, FeeReservation } from "./fee-budget.ts";
 import { answerFromPrevious, payerPaymentIdOf } from "./previous-settlement.ts";
-import { type SettleResponse, settleFailure } from "./settle-response.ts";
+import { LEDGER_UNAVAILABLE, STORE_UNAVAILABLE, type SettleResponse, settleFailure } from "./settle-response.ts";
 import type { TransactionCandidate } from "../payment/settlement-candidate.ts";
 import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
 
@@ -53,13 +53,15 @@ async function judgeReads(
   const failure = (reason: ReasonCode, message: string) => settleFailure(deps.network, reason, message, candidate.payer);
   if (previous.status === "rejected") {
     if (!isCoded(previous.reason, "STORE_UNAVAILABLE")) throw previous.reason;
-    return failure("SETTLEMENT_FAILED", `the settlement store is unavailable (${previous.reason.message}); nothing was signed or submitted, retry later`);
+    deps.logger.warn("settlement store unavailable before signing", { key: candidate.key, error: previous.reason.message });
+    return failure("SETTLEMENT_FAILED", `${STORE_UNAVAILABLE}; nothing was signed or submitted, retry later`);
   }
   if (previous.value && previous.value.state !== "failed") return answerFromPrevious(deps, previous.value, candidate);
 
   if (window.status === "rejected") throw window.reason;
   if (window.value.kind === "unavailable") {
-    return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${window.value.error}); nothing was submitted, retry with the same transaction`);
+    deps.logger.warn("ledger unavailable before signing", { key: candidate.key, error: window.value.error });
+    return failure("SETTLEMENT_FAILED", `${LEDGER_UNAVAILABLE}; nothing was submitted, retry with the same transaction`);
   }
   if (window.value.kind === "expired") return failure("BLOCKHASH_EXPIRED", "the transaction's blockhash is no longer valid; build a new transaction");
 
@@ -67,7 +69,8 @@ async function judgeReads(
   // KMS/HSM call, and a signed transaction that fails still costs its fee.
   if (preflight.status === "rejected") {
     if (!isLedgerError(preflight.reason)) throw preflight.reason;
-    return failure("SETTLEMENT_FAILED", `the ledger is unavailable (${preflight.reason.message}); nothing was signed or submitted, retry later`);
+    deps.logger.warn("ledger unavailable before signing", { key: candidate.key, error: preflight.reason.message });
+    return failure("SETTLEMENT_FAILED", `${LEDGER_UNAVAILABLE}; nothing was signed or submitted, retry later`);
   }
   const rejection = preflight.value.rejection;
   if (rejection === null) return null;

@@ -11,6 +11,7 @@ import { type SettleResponse, settleFailure, settleResultOf, settledUnderOtherPa
 import type { SettlementCandidate, VerifyForSettlement } from "../payment/settlement-candidate.ts";
 import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
 import { settleTransaction } from "./settle-transaction.ts";
+import { LEDGER_UNAVAILABLE } from "./settle-response.ts";
 
 const ANONYMOUS: SettleContext = Object.freeze({ caller: "anonymous" });
 
@@ -90,7 +91,8 @@ export function createSettlementService(
       return await deps.verify(request);
     } catch (error) {
       if (!isLedgerError(error)) throw error;
-      return { ok: false, reason: "SETTLEMENT_FAILED", message: `the ledger is unavailable (${error.message}); nothing was submitted, retry later` };
+      deps.logger.warn("ledger unavailable while verifying for settlement", { error: error.message });
+      return { ok: false, reason: "SETTLEMENT_FAILED", message: `${LEDGER_UNAVAILABLE}; nothing was submitted, retry later` };
     }
   }
 

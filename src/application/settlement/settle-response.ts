@@ -54,3 +54,11 @@ export function settledUnderOtherPaymentId(network: string, payer: string): Sett
 export function describePaymentId(paymentId: string | null): string {
   return paymentId === null ? "this payment's id" : `paymentId ${paymentId}`;
 }
+
+/**
+ * SECURITY: what clients read about an unavailable dependency. The store's and the ledger's own
+ * messages name the database (host, port, name) or the RPC endpoint; they go to the log, and the
+ * client gets these words only.
+ */
+export const LEDGER_UNAVAILABLE = "the ledger is unavailable";
+export const STORE_UNAVAILABLE = "the settlement store is unavailable";

@@ -53,7 +53,7 @@ async function signClaimAndSubmit(
       return settleFailure(
         network,
         "SETTLEMENT_FAILED",
-        `the settlement store did not confirm the claim (${error.message}); this request sent nothing, but if the claim was recorded, reconciliation will send it: retry with the same transaction for its final result, do not build a new one`,
+        `the settlement store did not confirm the claim; this request sent nothing, but if the claim was recorded, reconciliation will send it: retry with the same transaction for its final result, do not build a new one`,
         candidate.payer,
       );
     }

@@ -15,6 +15,8 @@ export const AppConfigSchema = Type.Object({
   REGISTRY_PORT: Type.Integer({ ...Port, default: 3000 }),
   FACILITATOR_PORT: Type.Integer({ ...Port, default: 4020 }),
   LOCAL_LEDGER_PORT: Type.Integer({ ...Port, default: 8899 }),
+  /** /metrics, /openapi and /docs (bound to HOST); unset -> 9090 in production, none elsewhere (adminPortOf). */
+  ADMIN_PORT: Type.Optional(Type.Integer({ ...Port })),
   DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
   SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: "^https?://" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
@@ -37,8 +39,11 @@ export const AppConfigSchema = Type.Object({
     { default: "info" },
   ),
   SHUTDOWN_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 600, default: 25 }),
-  /** `production` refuses the embedded ledger, the embedded database and the development key. */
-  NODE_ENV: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * `production` refuses the embedded ledger, the embedded database and the development key.
+   * SECURITY: only these three spellings: `Production` or `prod` used to boot full development mode.
+   */
+  NODE_ENV: Type.Optional(Type.Union([Type.Literal("development"), Type.Literal("test"), Type.Literal("production")])),
   /** What a settle after the first for one payment answers: the spec's idempotent success, or a refusal. */
   SETTLE_DUPLICATES: Type.Union([Type.Literal("replay"), Type.Literal("reject")], { default: "replay" }),
   PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
@@ -121,6 +126,18 @@ export type ConfigResult = Readonly<{ ok: true; config: AppConfig }> | Readonly<
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** ADMIN_PORT when NODE_ENV=production leaves it unset. */
+export const DEFAULT_PRODUCTION_ADMIN_PORT = 9090;
+
+/**
+ * The port of the operations listener, or null for none. In production the public ports do not
+ * serve /metrics, /openapi or /docs, so it always exists there (9090 unless set); elsewhere the
+ * public ports serve them and it exists only when ADMIN_PORT is set (docs/deploy.md).
+ */
+export function adminPortOf(config: Pick<AppConfig, "ADMIN_PORT" | "NODE_ENV">): number | null {
+  return config.ADMIN_PORT ?? (config.NODE_ENV === "production" ? DEFAULT_PRODUCTION_ADMIN_PORT : null);
+}
+
 /**
  * Parses the environment once at boot. Errors name the variable and the expectation but
  * never echo the value, because a misplaced secret must not reach the log.
@@ -137,11 +154,20 @@ export function parseAppConfig(env: Env): ConfigResult {
   }
   const withDefaults = Value.Default(AppConfigSchema, raw);
   for (const error of Value.Errors(AppConfigSchema, withDefaults)) {
-    errors.push(`${error.path.slice(1)}: ${error.message}`);
+    const name = error.path.slice(1);
+    const choices = literalChoices(AppConfigSchema.properties[name as keyof typeof AppConfigSchema.properties]);
+    errors.push(choices ? `${name}: expected one of ${choices.join(", ")}` : `${name}: ${error.message}`);
   }
   if (errors.length === 0) errors.push(...allowedOriginProblems(withDefaults as Record<string, unknown>));
   if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
   return { ok: true, config: Object.freeze(withDefaults as Static<typeof AppConfigSchema>) };
+}
+
+/** The allowed values of a setting that is a union of literals (ROLE, NODE_ENV...), else null. */
+function literalChoices(schema: unknown): string[] | null {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
+  if (!anyOf || !anyOf.every((member) => typeof member.const === "string")) return null;
+  return anyOf.map((member) => String(member.const));
 }
 
 function coerce(value: string, type: string | undefined): unknown {

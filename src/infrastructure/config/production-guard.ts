@@ -1,4 +1,5 @@
 import type { AppConfig } from "./app-config.ts";
+import { describeMisspelling, misspelledSettings } from "./setting-names.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -7,7 +8,9 @@ type Env = Readonly<Record<string, string | undefined>>;
  * with cheat codes that mint balances, a database inside the container, a generated key.
  * With `NODE_ENV=production` every one of them must be replaced explicitly; this lists each
  * missing setting by name (never a value), empty when the process may start. A registry-only
- * process (ROLE=registry) signs nothing as fee payer, so it needs no fee-payer signer.
+ * process (ROLE=registry) signs nothing as fee payer, so it needs no fee-payer signer. A
+ * variable spelled almost like a setting (setting-names.ts) is refused too: the protection it
+ * meant to turn on would be silently off.
  */
 export function productionProblems(
   config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL" | "AUTH_JWT_PRIVATE_KEY_FILE"> &
@@ -31,6 +34,7 @@ export function productionProblems(
   if (config.ROLE !== "facilitator" && (isLocal(config.AUTH_DOMAIN) || isLocal(config.AUTH_URI))) {
     problems.push("AUTH_DOMAIN and AUTH_URI: set them to the domain and URL users sign in to when NODE_ENV=production (the defaults name localhost)");
   }
+  for (const misspelled of misspelledSettings(env)) problems.push(describeMisspelling(misspelled));
   return problems;
 }
 

@@ -1,29 +1,41 @@
 import type { HttpListener } from "./http-listener.ts";
-import { originOf } from "./http-listener.ts";
+import { internalError, originOf } from "./http-listener.ts";
 import { withRequestBodyLimit } from "./request-body-limit.ts";
+import { withFixedOrigin } from "./request-target.ts";
 
 /** The part of Deno's namespace this adapter uses (the project type-checks against Bun's types). */
 type DenoServe = Readonly<{
   serve(
-    options: Readonly<{ hostname: string; port: number; signal: AbortSignal; onListen(): void }>,
+    options: Readonly<{ hostname: string; port: number; signal: AbortSignal; onListen(): void; onError(error: unknown): Response }>,
     handler: (request: Request, info: Readonly<{ remoteAddr: Readonly<{ hostname?: string }> }>) => Response | Promise<Response>,
   ): Readonly<{ addr: Readonly<{ port: number }>; finished: Promise<void>; shutdown(): Promise<void> }>;
 }>;
 
 /**
- * `Deno.serve`. Deno has no `maxRequestBodySize`, so the backstop wraps the handler; it has no
- * request counter, so the adapter keeps one. A graceful stop is `shutdown()`; a forced one
- * aborts the server's signal, which closes every connection at once.
+ * `Deno.serve`. The body limit and the fixed origin wrap the handler as in the Bun adapter (Deno
+ * has no `maxRequestBodySize` of its own); it has no request counter, so the adapter keeps one.
+ * A graceful stop is `shutdown()`; a forced one aborts the server's signal, which closes every
+ * connection at once.
  */
 export const denoHttpListener: HttpListener = Object.freeze({
   runtime: "deno",
   listen(options) {
-    const fetch = withRequestBodyLimit(options.fetch, options.maxRequestBodySize);
+    const fetch = withFixedOrigin(withRequestBodyLimit(options.fetch, options.maxRequestBodySize));
     const abort = new AbortController();
     let pending = 0;
     const server = denoNamespace().serve(
       // onListen replaces Deno's default "Listening on ..." line on stdout, which is not JSON.
-      { hostname: options.hostname, port: options.port, signal: abort.signal, onListen: () => {} },
+      {
+        hostname: options.hostname,
+        port: options.port,
+        signal: abort.signal,
+        onListen: () => {},
+        // Deno's default prints the error to stderr (not JSON) and answers a plain-text 500.
+        onError: (error) => {
+          options.onError?.(error);
+          return internalError();
+        },
+      },
       async (request, info) => {
         pending += 1;
         try {

@@ -15,8 +15,17 @@ export type ListenOptions = Readonly<{
   /** 0 picks a free port. */
   port: number;
   fetch: FetchHandler;
-  /** Bodies past this are answered 413 by the listener itself, whatever the handler does. */
+  /**
+   * Bodies past this are answered 413 by the listener itself, whatever the handler does, with a
+   * lingering close (request-body-limit.ts).
+   */
   maxRequestBodySize: number;
+  /**
+   * Told about anything `fetch` throws; the client gets a bare 500 in the error shape (never a
+   * runtime's error page). The apps' error layer answers what routes throw, so this sees only
+   * what escapes it.
+   */
+  onError?: (error: unknown) => void;
 }>;
 
 export type ListeningServer = Readonly<{
@@ -41,6 +50,11 @@ export type HttpListener = Readonly<{
    */
   listen(options: ListenOptions): ListeningServer;
 }>;
+
+/** The answer to a request whose handler threw: no detail, the interfaces' error shape. */
+export function internalError(): Response {
+  return Response.json({ statusCode: 500, message: "internal error", error: "Internal Server Error" }, { status: 500 });
+}
 
 /** The origin a client uses to reach `hostname:port`. */
 export function originOf(hostname: string, port: number): string {

@@ -32,6 +32,15 @@ const KEYS_BY_KIND: Readonly<Record<SignerKind, readonly string[]>> = Object.fre
 const COMMON_KEYS = ["SIGNER", "ADDRESS"] as const;
 const ALL_KEYS: ReadonlySet<string> = new Set([...COMMON_KEYS, ...Object.values(KEYS_BY_KIND).flat()]);
 
+/**
+ * Every environment variable the signer settings read: `<prefix><key>` for both roles, the fee
+ * payers' signers file, and the AWS SDK's region fallback.
+ */
+export function signerSettingNames(): readonly string[] {
+  const prefixes: readonly SignerPrefix[] = ["FEE_PAYER_", "CONFIG_AUTHORITY_"];
+  return [...prefixes.flatMap((prefix) => [...ALL_KEYS].map((key) => prefix + key)), "FEE_PAYER_SIGNERS_FILE", "AWS_REGION"];
+}
+
 /** One signer's settings plus how to name them and where its secrets come from. */
 type EntryInput = Readonly<{
   role: SignerRole;
