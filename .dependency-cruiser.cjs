@@ -70,6 +70,14 @@ module.exports = {
       to: { path: ROOTS },
     },
     {
+      name: "payment-pipeline-is-closed",
+      comment:
+        "The payment pipeline (src/application/payment) is entered through verify.ts and its types (payment-deps, mode-policy, mode-table, settlement-candidate, ledger-preflight, payment-refusal, verification-caches); its checks, mode policies and helpers are its own.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/application/payment/" },
+      to: { path: "^src/application/payment/(modes/|standard-|requirements\\.ts|shared-blockhash-check\\.ts|token-accounts\\.ts)" },
+    },
+    {
       name: "no-circular",
       comment: "No import cycle in src/ or packages/ (type-only imports count: a cycle of types is still a tangle).",
       severity: "error",

@@ -9,8 +9,6 @@ const errorFields = {
 };
 
 /** The one error body of both interfaces (spec "Errors"): `{statusCode, message, error}`. */
-export const ErrorBodyModel = t.Object(errorFields, { title: "Error", additionalProperties: false });
-
 /** When each status is answered, and an example of its body. */
 const ERRORS: Readonly<Record<number, Readonly<{ when: string; message: string | string[] }>>> = {
   400: {

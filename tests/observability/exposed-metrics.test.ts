@@ -150,14 +150,15 @@ describe("deploy/observability: the dashboard and the alert rules query only exp
     }
   });
 
-  test("podmonitor.yaml scrapes /metrics on the named port both Deployments' pods expose", () => {
+  test("podmonitor.yaml scrapes /metrics on the admin port both Deployments' pods expose", () => {
     const monitor = parseYaml(readFileSync(resolve(DEPLOY, "podmonitor.yaml"), "utf8")) as {
       kind: string;
       spec: { selector: { matchExpressions: { key: string; values: string[] }[] }; podMetricsEndpoints: { port: string; path: string }[] };
     };
     expect(monitor.kind).toBe("PodMonitor");
     const [endpoint] = monitor.spec.podMetricsEndpoints;
-    expect(endpoint).toMatchObject({ port: "http", path: "/metrics" });
+    // In production /metrics is served on ADMIN_PORT only (the public ports do not register it).
+    expect(endpoint).toMatchObject({ port: "admin", path: "/metrics" });
     const apps = monitor.spec.selector.matchExpressions.find((e) => e.key === "app")?.values ?? [];
     for (const app of ["facilitator", "registry"]) {
       expect(apps).toContain(app);

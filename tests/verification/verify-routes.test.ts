@@ -55,9 +55,9 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
     expect(typeof body["invalidMessage"]).toBe("string");
   });
 
-  test("a settlement mode is echoed in extensions", async () => {
+  test("a settlement mode is echoed in extensions (the route runs the whole pipeline: an atomic payment without its receipt fields is refused by the atomic mode)", async () => {
     const response = await postJson({ paymentPayload: { ...v2Payload, extensions: { mode: "atomic" } }, paymentRequirements: requirements });
-    expect(await response.json()).toMatchObject({ isValid: true, extensions: { mode: "atomic" } });
+    expect(await response.json()).toMatchObject({ isValid: false, invalidReason: "MODE_INVALID", extensions: { mode: "atomic" } });
   });
 
   test("the v1 legacy form (base64 JSON string, v1 network name, maxAmountRequired) verifies", async () => {

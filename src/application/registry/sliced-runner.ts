@@ -3,8 +3,6 @@ import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
 /** Gives the event loop back (pending requests run) and resolves after. */
 export type YieldToEventLoop = () => Promise<void>;
 
-/** A timer of 0 ms: portable, but clamped to about 1 ms per yield; adapters pass setImmediate. */
-export const yieldByTimer: YieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Where a refresh spent the event loop. */
 export type SliceStats = { busyMs: number; slices: number; longestMs: number };

@@ -39,8 +39,3 @@ export async function verifyReceiptClaimSignature(fields: ReceiptClaimFields, si
   const invalid = reject("MODE_PROOF_INVALID", `the receipt-claim signature does not verify for the receipt's payer ${payer}`);
   return verifyProofSignature(receiptClaimMessage(fields), signature, payer, invalid);
 }
-
-/** The whole claim check: window first (cheap), then the payer's signature. */
-export async function checkReceiptClaim(fields: ReceiptClaimFields, signature: Uint8Array, nowMs: number, payer: Address): Promise<Rejection | null> {
-  return checkReceiptClaimWindow(fields.timestamp, nowMs) ?? (await verifyReceiptClaimSignature(fields, signature, payer));
-}

@@ -13,8 +13,6 @@ const agentIdentity = anchorAccount("AgentIdentity", {
 export type AgentIdentity = LayoutValue<typeof agentIdentity>;
 export const { discriminator: AGENT_IDENTITY_DISCRIMINATOR, encode: encodeAgentIdentity, decode: decodeAgentIdentity } = agentIdentity;
 
-/** Byte offset of `nft_mint`, right after the discriminator. */
-export const AGENT_NFT_MINT_OFFSET = 8;
 
 /** Byte offset of `owner`: discriminator (8) + nft_mint (32). Used for owner memcmp filters. */
 export const AGENT_OWNER_OFFSET = 40;

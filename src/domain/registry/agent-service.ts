@@ -27,5 +27,3 @@ const agentService = anchorAccount("AgentService", {
 export type AgentService = LayoutValue<typeof agentService>;
 export const { discriminator: AGENT_SERVICE_DISCRIMINATOR, encode: encodeAgentService, decode: decodeAgentService } = agentService;
 
-/** Byte offset of `nft_mint` (the parent agent). */
-export const SERVICE_NFT_MINT_OFFSET = 8;

@@ -12,5 +12,3 @@ const feedbackEntry = anchorAccount("FeedbackEntry", {
 export type FeedbackEntry = LayoutValue<typeof feedbackEntry>;
 export const { discriminator: FEEDBACK_ENTRY_DISCRIMINATOR, encode: encodeFeedbackEntry, decode: decodeFeedbackEntry } = feedbackEntry;
 
-/** Byte offset of `nft_mint` (the agent that received the feedback). */
-export const FEEDBACK_NFT_MINT_OFFSET = 8;

@@ -7,9 +7,6 @@ import { reject, type Rejection } from "../rejection.ts";
 /** The operator's opt-in protocol-fee split (PROTOCOL_FEE_TREASURY, PROTOCOL_FEE_BPS). */
 export type ProtocolFeeSplit = Readonly<{ treasury: Address; bps: number }>;
 
-/** The x84 protocol's cap: 1000 bps (10%). */
-export const MAX_PROTOCOL_FEE_BPS = 1000;
-
 /**
  * The split that applies to this payment: the configured one, and only when the requirements
  * name that same treasury and bps in `extra` (the x84 client reads both from there). Anything else

@@ -3,11 +3,8 @@
  * Values from the OASIS PKCS#11 3.0 headers (pkcs11t.h).
  */
 export const CKK_EC_EDWARDS = 0x40;
-export const CKM_EC_EDWARDS_KEY_PAIR_GEN = 0x1055;
 export const CKM_EDDSA = 0x1057;
 
-/** CKA_EC_PARAMS for Ed25519: the OID 1.3.101.112 (RFC 8410) in DER. */
-export const ED25519_OID_PARAMS = Uint8Array.from([0x06, 0x03, 0x2b, 0x65, 0x70]);
 
 /** Return values the adapter reacts to rather than reports. */
 export const CKR = Object.freeze({

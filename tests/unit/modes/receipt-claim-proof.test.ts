@@ -1,8 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { getPublicKeyAsync, signAsync, utils } from "@noble/ed25519";
 import { getAddressDecoder, type Address } from "@solana/kit";
-import { checkReceiptClaim, receiptClaimMessage, type ReceiptClaimFields } from "../../../src/domain/modes/receipt-claim-proof.ts";
+import { checkReceiptClaimWindow, receiptClaimMessage, verifyReceiptClaimSignature, type ReceiptClaimFields } from "../../../src/domain/modes/receipt-claim-proof.ts";
 import { NOW_MS, NOW_S, PAYMENT_ID_HEX } from "../../modes/support/mode-fixtures.ts";
+
+/** The claim check as check-receipt-payment.ts runs it: the window first (cheap), then the payer's signature. */
+async function checkReceiptClaim(fields: ReceiptClaimFields, signature: Uint8Array, nowMs: number, payer: Address) {
+  return checkReceiptClaimWindow(fields.timestamp, nowMs) ?? (await verifyReceiptClaimSignature(fields, signature, payer));
+}
 
 async function keyPair(): Promise<{ secret: Uint8Array; address: Address }> {
   const secret = utils.randomSecretKey();
