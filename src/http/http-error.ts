@@ -1,4 +1,24 @@
-import { CodedError, type ErrorCode } from "../domain/coded-error.ts";
+import type { CountersFailureCode } from "../application/ports/window-counters.ts";
+import { CodedError } from "../domain/coded-error.ts";
+
+/** A request the HTTP layer refuses, named for its status (the table below). */
+export const HTTP_ERROR_CODES = [
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMITED",
+  "NOT_CONFIGURED",
+  "NOT_IMPLEMENTED",
+  "BAD_GATEWAY",
+  "UNAVAILABLE",
+] as const;
+export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
+
+/** Every code a client is answered for with its own status: the HTTP layer's, and the failures of ports that mean "retry later". */
+type ClientFacingCode = HttpErrorCode | CountersFailureCode;
 
 /** Reason phrases for the statuses this service answers with. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
@@ -30,9 +50,10 @@ export function errorResponse(statusCode: number, message: string | string[]): R
  * The one table from error codes to HTTP statuses. A coded error whose code is not here (a
  * refused boot, an unknown signer) is an internal failure when it reaches a handler: a generic 500.
  */
-export const HTTP_STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> = Object.freeze({
+export const HTTP_STATUS_OF_CODE: Readonly<Record<ClientFacingCode, number>> = Object.freeze({
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -45,15 +66,15 @@ export const HTTP_STATUS_OF_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
 });
 
 /** Each status's first code in the table: `new HttpError(503, ...)` is UNAVAILABLE, not a later 503 code. */
-const CODE_OF_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+const CODE_OF_STATUS: ReadonlyMap<number, ClientFacingCode> = new Map(
   Object.entries(HTTP_STATUS_OF_CODE)
     .reverse()
-    .map(([code, status]) => [status, code as ErrorCode] as const),
+    .map(([code, status]) => [status, code as ClientFacingCode] as const),
 );
 
 /** The status a coded error is answered with, or null when it is not a client-facing code. */
 export function httpStatusOf(error: CodedError): number | null {
-  return HTTP_STATUS_OF_CODE[error.code] ?? null;
+  return (HTTP_STATUS_OF_CODE as Readonly<Record<string, number>>)[error.code] ?? null;
 }
 
 /**
@@ -68,6 +89,6 @@ export class HttpError extends CodedError {
   }
 
   get statusCode(): number {
-    return HTTP_STATUS_OF_CODE[this.code] ?? 500;
+    return (HTTP_STATUS_OF_CODE as Readonly<Record<string, number>>)[this.code] ?? 500;
   }
 }

@@ -99,7 +99,7 @@ describe.if(run)("real HTTPS server on 127.0.0.1, real fetcher and transport (no
       `https://localhost:${port()}/agent.json`,
     ]) {
       const result = await fetcher.fetchMetadata(uri);
-      expect(isMetadataFetchFailure(result) ? `${result.status} ${result.code}` : "fetched").toBe("400 METADATA_ADDRESS_FORBIDDEN");
+      expect(isMetadataFetchFailure(result) ? `${result.blame} ${result.code}` : "fetched").toBe("uri METADATA_ADDRESS_FORBIDDEN");
     }
     expect(requests - before).toBe(0);
   });
@@ -197,8 +197,8 @@ describe.if(run)("real HTTPS server behind a vetted public address (real fetcher
   test("connection refused (nothing listens on the port) is METADATA_ORIGIN_DOWN (502)", async () => {
     const fetcher = createMetadataFetcher({ gatewayUrl: "https://ipfs.io/ipfs/", timeoutMs: 2_000, resolver, transport: relocatingTransport(() => closedPort) });
     const result = await fetcher.fetchMetadata("https://agents.test/agent.json");
-    expect(isMetadataFetchFailure(result) ? `${result.status} ${result.reason}` : "fetched").toBe(
-      "502 METADATA_ORIGIN_DOWN: the metadata origin could not be reached (ECONNREFUSED)",
+    expect(isMetadataFetchFailure(result) ? `${result.blame} ${result.reason}` : "fetched").toBe(
+      "origin METADATA_ORIGIN_DOWN: the metadata origin could not be reached (ECONNREFUSED)",
     );
   });
 });

@@ -154,7 +154,8 @@ function expectDocument(result: MetadataDocument | MetadataFetchFailure): Metada
 
 function expectFailure(result: MetadataDocument | MetadataFetchFailure, status: 400 | 502, code: MetadataFetchCode): MetadataFetchFailure {
   if (!isMetadataFetchFailure(result)) throw new Error(`expected ${code}, got a document`);
-  expect({ status: result.status, code: result.code }).toEqual({ status, code });
+  // The HTTP layer answers a URI's fault 400 and an origin's 502.
+  expect({ blame: result.blame, code: result.code }).toEqual({ blame: status === 400 ? "uri" : "origin", code });
   expect(result.reason.startsWith(`${code}: `)).toBe(true);
   return result;
 }

@@ -61,7 +61,7 @@ describe("size: lengths are UTF-8 bytes and the transaction fits the packet", ()
     const signedBefore = rig.signatureRequests();
     const result = await registerAgent({ name: "n".repeat(700), ownerAddress: owner, metadataUri: URI, tags: [] }, rig.deps);
     if (result.ok) throw new Error("a 700-byte name was signed");
-    expect(result.status).toBe(400);
+    expect(result.refusal).toBe("invalid");
     expect(result.message).toContain("over Solana's 1232-byte packet limit");
     expect(result.message).toContain("shorten name (700 bytes)");
     expect(rig.signatureRequests()).toBe(signedBefore);

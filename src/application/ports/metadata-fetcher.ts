@@ -34,12 +34,13 @@ export type MetadataDocument = Readonly<{
 }>;
 
 /**
- * 400: the client's URI is to blame (forbidden scheme, port or address, too large, not JSON, 4xx).
- * 502: the origin is down, unreachable, too slow or answered 5xx. `reason` is `"<code>: <text>"` and
- * never names a resolved address, so the service cannot be used to map internal DNS.
+ * Who is to blame. `uri`: the client's URI (forbidden scheme, port or address, too large, not
+ * JSON, 4xx). `origin`: the origin is down, unreachable, too slow or answered 5xx. `reason` is
+ * `"<code>: <text>"` and never names a resolved address, so the service cannot be used to map
+ * internal DNS. (The HTTP layer answers 400 and 502.)
  */
 export type MetadataFetchFailure = Readonly<{
-  status: 400 | 502;
+  blame: "uri" | "origin";
   code: MetadataFetchCode;
   reason: string;
 }>;
@@ -51,7 +52,7 @@ export type MetadataFetchFailure = Readonly<{
  *
  * @example
  * const result = await fetcher.fetchMetadata("https://agents.example.com/agent.json");
- * if (isMetadataFetchFailure(result)) return { status: result.status, message: result.reason };
+ * if (isMetadataFetchFailure(result)) return { blame: result.blame, message: result.reason };
  * const metadataHash = result.sha256;
  */
 export type MetadataFetcher = Readonly<{
@@ -59,5 +60,12 @@ export type MetadataFetcher = Readonly<{
 }>;
 
 export function isMetadataFetchFailure(result: MetadataDocument | MetadataFetchFailure): result is MetadataFetchFailure {
-  return "status" in result;
+  return "blame" in result;
 }
+
+/**
+ * The abort reason of a metadata fetch whose deadline passed (or that finished): every error raised
+ * by that abort is answered as METADATA_TIMEOUT, because the fetcher checks `signal.aborted` before
+ * it reads any error's code.
+ */
+export type MetadataDeadlineCode = "METADATA_DEADLINE";

@@ -135,3 +135,10 @@ export type SettlementBacklog = Readonly<{
   /** When the oldest open record was claimed; null when none is open. */
   oldestCreatedAt: Date | null;
 }>;
+
+/**
+ * The store could not be reached, refused the connection or lost it mid-statement: an adapter
+ * throws a CodedError with this code. A write that failed this way may or may not have committed;
+ * callers answer accordingly and leave the rest to recovery.
+ */
+export type StoreFailureCode = "STORE_UNAVAILABLE";

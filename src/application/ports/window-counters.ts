@@ -11,3 +11,10 @@ export type WindowCounters = Readonly<{
   /** Takes back an earlier `add` (a reservation that was refused or spent nothing). */
   subtract(window: number, scopes: readonly string[], amount: bigint): Promise<void>;
 }>;
+
+/**
+ * The counters did not answer in time or at all (Redis, or the database without REDIS_URL): an
+ * adapter throws a CodedError with this code. Limits built on them fail closed: a rate-limited
+ * route answers 503, the fee budget charges nothing and signs nothing (FEE_BUDGET_UNAVAILABLE).
+ */
+export type CountersFailureCode = "COUNTERS_UNAVAILABLE";

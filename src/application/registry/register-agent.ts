@@ -52,12 +52,18 @@ export type RegisterAgentResponse = Readonly<{
 
 export type RegisterAgentResult =
   | Readonly<{ ok: true; response: RegisterAgentResponse }>
-  | Readonly<{ ok: false; status: 400 | 502 | 503; message: string }>;
+  | Readonly<{ ok: false; refusal: RegistrationRefusal; message: string }>;
+
+/**
+ * Why a registration is refused: `invalid`, the request itself (the HTTP layer answers 400);
+ * `upstream`, the metadata origin failed (502); `unavailable`, registration cannot run now (503).
+ */
+export type RegistrationRefusal = "invalid" | "upstream" | "unavailable";
 
 /** The metadata document's bytes hashed, or why it could not be fetched (see the metadata fetcher). */
 export type FetchMetadata = (
   uri: string,
-) => Promise<Readonly<{ sha256: Uint8Array }> | Readonly<{ status: 400 | 502; reason: string }>>;
+) => Promise<Readonly<{ sha256: Uint8Array }> | Readonly<{ blame: "uri" | "origin"; reason: string }>>;
 
 export type RegisterAgentDeps = Readonly<{
   ledger: Ledger;
@@ -80,18 +86,18 @@ export type RegisterAgentDeps = Readonly<{
 export async function registerAgent(request: RegisterAgentRequest, deps: RegisterAgentDeps): Promise<RegisterAgentResult> {
   const authority = deps.configAuthority.address;
   // SECURITY: an owner equal to our config authority would make our key the fee payer.
-  if (request.ownerAddress === authority) return refused(400, "ownerAddress cannot be the registry's config authority");
+  if (request.ownerAddress === authority) return refused("invalid", "ownerAddress cannot be the registry's config authority");
   const notAWallet = ownerAddressProblem(request.ownerAddress, deps.programId);
-  if (notAWallet !== null) return refused(400, notAWallet);
+  if (notAWallet !== null) return refused("invalid", notAWallet);
 
   const [config, ownerAccount] = await Promise.all([deps.protocolConfig.get(), deps.ledger.getAccount(request.ownerAddress)]);
-  if (config === null) return refused(503, "the registry program's ProtocolConfig account was not found on this ledger; registration is unavailable");
-  if (config.pauseIdentity) return refused(503, "agent registration is paused by the registry program's governance");
+  if (config === null) return refused("unavailable", "the registry program's ProtocolConfig account was not found on this ledger; registration is unavailable");
+  if (config.pauseIdentity) return refused("unavailable", "agent registration is paused by the registry program's governance");
   if (config.authority !== authority) {
-    return refused(503, "this service's config authority key is not the one the registry program's config names; registration is unavailable");
+    return refused("unavailable", "this service's config authority key is not the one the registry program's config names; registration is unavailable");
   }
   const cannotPay = ownerAccountProblem(ownerAccount);
-  if (cannotPay !== null) return refused(400, cannotPay);
+  if (cannotPay !== null) return refused("invalid", cannotPay);
 
   const asset = await generateKeyPair();
   const assetAddress = await getAddressFromPublicKey(asset.publicKey);
@@ -106,10 +112,10 @@ export async function registerAgent(request: RegisterAgentRequest, deps: Registe
     feeTreasury: deps.feeTreasury ?? config.feeTreasury,
   };
   const merged = ownerSlotProblem(accounts);
-  if (merged !== null) return refused(400, merged);
+  if (merged !== null) return refused("invalid", merged);
 
   const metadata = await deps.fetchMetadata(request.metadataUri);
-  if ("status" in metadata) return refused(metadata.status, `metadataUri: ${metadata.reason}`);
+  if ("blame" in metadata) return refused(metadata.blame === "uri" ? "invalid" : "upstream", `metadataUri: ${metadata.reason}`);
 
   const latest = await deps.ledger.getLatestBlockhash();
   const instruction = registerAgentInstruction(deps.programId, accounts, {
@@ -129,7 +135,7 @@ export async function registerAgent(request: RegisterAgentRequest, deps: Registe
     ),
   );
   const tooLarge = oversizeProblem(transaction, request);
-  if (tooLarge !== null) return refused(400, tooLarge);
+  if (tooLarge !== null) return refused("invalid", tooLarge);
 
   const shape = checkRegistrationMessage(transaction.messageBytes, { programId: deps.programId, ...accounts });
   if (shape !== null) throw new Error(`refusing to sign a registration: ${shape}`);
@@ -177,7 +183,7 @@ function tagHash(categories: CategoryCatalog, tag: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
 }
 
-function refused(status: 400 | 502 | 503, message: string): RegisterAgentResult {
-  return { ok: false, status, message };
+function refused(refusal: RegistrationRefusal, message: string): RegisterAgentResult {
+  return { ok: false, refusal, message };
 }
 

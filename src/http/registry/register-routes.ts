@@ -1,7 +1,7 @@
 import { type Address, isAddress } from "@solana/kit";
 import { Elysia } from "elysia";
 import type { RateLimiter } from "../../application/rate-limit.ts";
-import { type RegisterAgentDeps, registerAgent } from "../../application/registry/register-agent.ts";
+import { type RegisterAgentDeps, type RegistrationRefusal, registerAgent } from "../../application/registry/register-agent.ts";
 import { isLedgerError } from "../../application/ports/ledger.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
@@ -10,6 +10,9 @@ import { clientKey, noAddress } from "../client-address.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
 import { RegisterAgentBody, RegisterAgentView } from "./register-models.ts";
+
+/** The registration use case's refusals as HTTP statuses (the HTTP layer's to decide). */
+const STATUS_OF_REFUSAL: Readonly<Record<RegistrationRefusal, number>> = Object.freeze({ invalid: 400, upstream: 502, unavailable: 503 });
 
 export type RegisterRoutesDeps = Readonly<{
   registration: RegisterAgentDeps | null;
@@ -44,7 +47,7 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
           deps.registration,
         ),
       );
-      if (!result.ok) throw new HttpError(result.status, result.message);
+      if (!result.ok) throw new HttpError(STATUS_OF_REFUSAL[result.refusal], result.message);
       set.status = 201;
       return result.response;
     },

@@ -1,32 +1,32 @@
 import type { MetadataFetchCode, MetadataFetchFailure } from "../../application/ports/metadata-fetcher.ts";
 
 /**
- * The one table of who is to blame: 400 when the client's URI (or what it serves) is at fault,
- * 502 when the origin is down, unreachable or too slow. `METADATA_HTTP_STATUS` is decided by the
- * origin's status (see `httpStatusFailure`).
+ * The one table of who is to blame: the client's URI (or what it serves), or the origin (down,
+ * unreachable or too slow). `METADATA_HTTP_STATUS` is decided by the origin's status (see
+ * `httpStatusFailure`).
  */
-const STATUS_OF: Readonly<Record<MetadataFetchCode, 400 | 502>> = {
-  METADATA_URI_INVALID: 400,
-  METADATA_SCHEME_FORBIDDEN: 400,
-  METADATA_PORT_FORBIDDEN: 400,
-  METADATA_ADDRESS_FORBIDDEN: 400,
-  METADATA_HOST_UNKNOWN: 400,
-  METADATA_TOO_MANY_REDIRECTS: 400,
-  METADATA_TOO_LARGE: 400,
-  METADATA_NOT_JSON: 400,
-  METADATA_HTTP_STATUS: 400,
-  METADATA_TIMEOUT: 502,
-  METADATA_ORIGIN_DOWN: 502,
+const BLAME_OF: Readonly<Record<MetadataFetchCode, MetadataFetchFailure["blame"]>> = {
+  METADATA_URI_INVALID: "uri",
+  METADATA_SCHEME_FORBIDDEN: "uri",
+  METADATA_PORT_FORBIDDEN: "uri",
+  METADATA_ADDRESS_FORBIDDEN: "uri",
+  METADATA_HOST_UNKNOWN: "uri",
+  METADATA_TOO_MANY_REDIRECTS: "uri",
+  METADATA_TOO_LARGE: "uri",
+  METADATA_NOT_JSON: "uri",
+  METADATA_HTTP_STATUS: "uri",
+  METADATA_TIMEOUT: "origin",
+  METADATA_ORIGIN_DOWN: "origin",
 };
 
 export function metadataFailure(code: MetadataFetchCode, text: string): MetadataFetchFailure {
-  return Object.freeze({ status: STATUS_OF[code], code, reason: `${code}: ${text}` });
+  return Object.freeze({ blame: BLAME_OF[code], code, reason: `${code}: ${text}` });
 }
 
-/** A non-200 final answer: 5xx means the origin is down (502), anything else is the URI's fault (400). */
+/** A non-200 final answer: 5xx means the origin is down, anything else is the URI's fault. */
 export function httpStatusFailure(status: number): MetadataFetchFailure {
   return Object.freeze({
-    status: status >= 500 && status <= 599 ? 502 : 400,
+    blame: status >= 500 && status <= 599 ? "origin" : "uri",
     code: "METADATA_HTTP_STATUS",
     reason: `METADATA_HTTP_STATUS: the metadata URI answered HTTP ${status}`,
   });

@@ -1,4 +1,5 @@
-import { type CodedError, isSignerFailure } from "../../domain/coded-error.ts";
+import { isSignerFailure } from "../../application/ports/signer.ts";
+import type { CodedError } from "../../domain/coded-error.ts";
 import { SignerError, type SignerErrorCode } from "./signer-error.ts";
 
 /** AWS error names grouped by what an operator has to do about them. */

@@ -1,6 +1,6 @@
 import type { Handle, Template } from "pkcs11js";
 import type { Signer } from "../../application/ports/signer.ts";
-import { isSignerFailure } from "../../domain/coded-error.ts";
+import { isSignerFailure } from "../../application/ports/signer.ts";
 import { addressFromPublicKey, ed25519KeyFromEcPoint } from "./ed25519-public-key.ts";
 import { CKK_EC_EDWARDS, CKM_EDDSA, pkcs11ErrorName } from "./pkcs11-constants.ts";
 import { acquirePkcs11Module, type Pkcs11Module, tokenStoreHint } from "./pkcs11-module.ts";
