@@ -120,6 +120,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     await openStore({
       dataDir: config.DATA_DIR,
       maxConnections: config.DATABASE_POOL_MAX,
+      migrate: config.MIGRATE_ON_BOOT,
       logger: logger.child({ component: "store" }),
       ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
     }),

@@ -17,6 +17,8 @@ export const AppConfigSchema = Type.Object({
   SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: "^https?://" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** Apply pending migrations at boot (a laptop); false: only check the schema is current (`npm run migrate` does it). */
+  MIGRATE_ON_BOOT: Type.Boolean({ default: true }),
   RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
   NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
   /** The accepted assets, comma-separated (the first is the one a development ledger funds). */
