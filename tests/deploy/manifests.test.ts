@@ -8,8 +8,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import type { IContainer } from "kubernetes-models/v1/Container";
+import type { IPodSpec } from "kubernetes-models/v1/PodSpec";
 import { parse as parseYaml } from "yaml";
 import { PROBE_TIMEOUT_MS } from "../../src/application/health.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
@@ -29,9 +29,11 @@ import {
   mountedFile,
   nameOf,
   podSpecOf,
+  podTemplatesOf,
   preStopSeconds,
   type Rendered,
   render,
+  selectorSelects,
   selects,
   validateAgainstSchema,
 } from "./rendered.ts";
@@ -125,9 +127,8 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
   test("every Secret a pod reads is one docs/deploy.md creates, with the keys the pod reads; every documented Secret is used", () => {
     const used = new Set<string>();
     for (const rendered of Object.values(renders)) {
-      for (const workload of [...rendered.deployments, ...rendered.jobs]) {
-        const spec = podSpecOf(workload);
-        for (const container of allContainersOf(workload)) for (const source of container.envFrom ?? []) if (source.secretRef) used.add(source.secretRef.name ?? "");
+      for (const { spec } of podTemplatesOf(rendered)) {
+        for (const container of allContainersOf(spec)) for (const source of container.envFrom ?? []) if (source.secretRef) used.add(source.secretRef.name ?? "");
         for (const volume of spec.volumes ?? []) if (volume.secret) used.add(volume.secret.secretName ?? "");
       }
     }
@@ -161,13 +162,12 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
         });
         if (resource.kind !== "ConfigMap") expect(labels["app.kubernetes.io/name"]).toBe(APP);
       }
-      for (const workload of [...renders[name]!.deployments, ...renders[name]!.jobs]) {
-        const labels = workload.spec?.template.metadata?.labels ?? {};
-        expect(labels["app.kubernetes.io/version"]).toBe(VERSION);
-        expect(labels["app.kubernetes.io/component"]).toBe(nameOf(workload).replace(/^facilitator-migrate$/, "migrate"));
-        if ("selector" in (workload.spec ?? {}) && workload.kind === "Deployment") {
-          expect((workload as IDeployment).spec?.selector.matchLabels).toEqual({ "app.kubernetes.io/name": APP, "app.kubernetes.io/component": labels["app.kubernetes.io/component"]! });
-        }
+      for (const pod of podTemplatesOf(renders[name]!)) {
+        expect(pod.labels["app.kubernetes.io/version"]).toBe(VERSION);
+        expect(pod.labels["app.kubernetes.io/component"]).toBe(pod.name.replace(/^facilitator-/, ""));
+      }
+      for (const deployment of renders[name]!.deployments) {
+        expect(deployment.spec?.selector.matchLabels).toEqual({ "app.kubernetes.io/name": APP, "app.kubernetes.io/component": nameOf(deployment) });
       }
     }
   });
@@ -175,8 +175,8 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
   test("every container running the service's image runs the release's image (tag = package.json version), the same in the migration Job", () => {
     const images = new Set<string>();
     for (const name of [...deployable, "migrate"]) {
-      for (const workload of [...renders[name]!.deployments, ...renders[name]!.jobs]) {
-        for (const container of allContainersOf(workload).filter((c) => !c.image?.includes("hsm-vendor"))) images.add(container.image ?? "");
+      for (const { spec } of podTemplatesOf(renders[name]!)) {
+        for (const container of allContainersOf(spec).filter((c) => !c.image?.includes("hsm-vendor"))) images.add(container.image ?? "");
       }
     }
     expect([...images]).toEqual([`ghcr.io/example/${APP}:${VERSION}`]);
@@ -211,7 +211,7 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
       });
 
       test("pod security: non-root, seccomp RuntimeDefault, no privilege escalation, read-only root, all capabilities dropped", () => {
-        expectRestrictedPod(deployment);
+        expectRestrictedPod(spec);
       });
 
       test("no Kubernetes API token in the pod", () => {
@@ -236,7 +236,7 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
       });
 
       test("every volume is defined, used, and Secret volumes are mounted read-only", () => {
-        expectVolumesConsistent(deployment);
+        expectVolumesConsistent(spec);
       });
 
       test("every file a setting names (…_FILE, …_KEYPAIR_PATH, …_PKCS11_MODULE) is on a volume, and Secret files exist as keys", () => {
@@ -286,7 +286,7 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
         expect(hpa.metrics?.some((m) => m.type === "Resource" && m.resource?.name === "cpu")).toBe(true);
         expect(deployment.spec?.replicas).toBeUndefined();
         for (const container of spec.containers) expect(container.resources?.requests?.["cpu"]).toBeDefined();
-        const budget = rendered.disruptionBudgets.find((b) => selects(b.spec?.selector?.matchLabels, deployment.spec?.template.metadata?.labels));
+        const budget = rendered.disruptionBudgets.find((b) => selectorSelects(b.spec?.selector, deployment.spec?.template.metadata?.labels));
         expect(Number(budget?.spec?.minAvailable)).toBeLessThan(hpa.minReplicas ?? 1);
       });
 
@@ -297,14 +297,14 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
         expect(host).toMatchObject({ maxSkew: 1, whenUnsatisfiable: "DoNotSchedule", nodeTaintsPolicy: "Honor" });
         expect(byKey.get("topology.kubernetes.io/zone")).toMatchObject({ maxSkew: 1, whenUnsatisfiable: "ScheduleAnyway" });
         for (const constraint of byKey.values()) {
-          expect(selects(constraint.labelSelector?.matchLabels, labels)).toBe(true);
+          expect(selectorSelects(constraint.labelSelector, labels)).toBe(true);
           expect(constraint.matchLabelKeys).toEqual(["pod-template-hash"]);
         }
       });
 
       test("a NetworkPolicy selects the pods: ingress to the service port, egress to DNS, PostgreSQL and HTTPS", () => {
         const labels = deployment.spec?.template.metadata?.labels;
-        const policies = rendered.networkPolicies.filter((p) => selects(p.spec?.podSelector?.matchLabels, labels));
+        const policies = rendered.networkPolicies.filter((p) => selectorSelects(p.spec?.podSelector, labels));
         expect(policies.length).toBeGreaterThan(0);
         const types = policies.flatMap((p) => p.spec?.policyTypes ?? []);
         expect(types).toContain("Ingress");
@@ -336,6 +336,42 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
       expect(keys).toMatchObject({ kind: "secret", exists: true });
       expect(podSpecOf(facilitator).volumes?.find((v) => v.name === keys?.volume)?.secret?.secretName).toBe("facilitator-api-keys");
       expect(["registered-agents", "allowlist"]).toContain(env["PAYTO_POLICY"] ?? "unset");
+    });
+
+    test("every pod has a NetworkPolicy, and each Service selects only its Deployment's pods (never a check or migration pod)", () => {
+      for (const pod of podTemplatesOf(rendered)) {
+        expect({ pod: pod.name, policies: rendered.networkPolicies.filter((p) => selectorSelects(p.spec?.podSelector, pod.labels)).length }).toEqual({ pod: pod.name, policies: 1 });
+      }
+      for (const service of rendered.services) {
+        const selected = podTemplatesOf(rendered).filter((pod) => selects(service.spec?.selector, pod.labels)).map((pod) => `${pod.kind}/${pod.name}`);
+        expect(selected).toEqual([`Deployment/${nameOf(service)}`]);
+      }
+    });
+
+    test("the preflight CronJob never fires and runs config-check in a copy of the facilitator's pod: same init containers, settings, Secrets and volumes", () => {
+      const cron = find(rendered.cronJobs, "facilitator-preflight", "CronJob");
+      expect(cron.spec?.suspend).toBe(true);
+      expect(cron.spec?.jobTemplate.spec?.backoffLimit).toBe(0);
+      const preflight = podTemplatesOf(rendered).find((pod) => pod.kind === "CronJob")!.spec;
+      const facilitator = podSpecOf(find(deployments, "facilitator", "Deployment"));
+      expect(preflight.restartPolicy).toBe("Never");
+      expect(preflight.initContainers).toEqual(facilitator.initContainers);
+      expect(preflight.volumes).toEqual(facilitator.volumes);
+      expect(preflight.serviceAccountName).toBe(facilitator.serviceAccountName);
+      const check = preflight.containers[0]!;
+      const main = facilitator.containers[0]!;
+      expect(check.command).toEqual(["bun", "src/tools/config-check.ts"]);
+      expect(existsSync(join(ROOT, "src/tools/config-check.ts"))).toBe(true);
+      expect(check.image).toBe(main.image);
+      expect(check.envFrom).toEqual(main.envFrom);
+      expect(check.volumeMounts).toEqual(main.volumeMounts);
+      // Every setting the service reads, but the pool (one check, one connection) and the
+      // server-only ones (listening address, shutdown grace).
+      const serverOnly = new Set(["DATABASE_POOL_MAX", "HOST", "SHUTDOWN_GRACE_SECONDS"]);
+      const withoutServerOnly = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([name]) => !serverOnly.has(name)));
+      expect(withoutServerOnly(envOf(check))).toEqual(withoutServerOnly(envOf(main)));
+      expect(envOf(check)["DATABASE_POOL_MAX"]).toBe("1");
+      expectRestrictedPod(preflight);
     });
 
     test("the facilitator runs `bun src/tools/signer-check.ts` with its own signer settings before it serves, recording a rejected PIN where its restarts see it", () => {
@@ -466,15 +502,15 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
     });
 
     test("pod security as the Deployments', no API token, volumes consistent", () => {
-      expectRestrictedPod(job);
-      expectVolumesConsistent(job);
+      expectRestrictedPod(spec);
+      expectVolumesConsistent(spec);
       const account = find(rendered.serviceAccounts, spec.serviceAccountName ?? "", "ServiceAccount");
       expect(spec.automountServiceAccountToken ?? account.automountServiceAccountToken).toBe(false);
       expect(mountedFile("/tmp", container, spec, rendered)?.kind).toBe("emptyDir");
     });
 
     test("its NetworkPolicy allows DNS and PostgreSQL only, and no ingress", () => {
-      const policies = rendered.networkPolicies.filter((p) => selects(p.spec?.podSelector?.matchLabels, job.spec?.template.metadata?.labels));
+      const policies = rendered.networkPolicies.filter((p) => selectorSelects(p.spec?.podSelector, job.spec?.template.metadata?.labels));
       expect(policies.length).toBe(1);
       expect(policies[0]!.spec?.ingress ?? []).toEqual([]);
       const egress = (policies[0]!.spec?.egress ?? []).flatMap((rule) => rule.ports ?? []).map((p) => `${p.protocol ?? "TCP"}/${p.port}`).sort();
@@ -490,18 +526,17 @@ test("the PodMonitor selects both roles' pods and, like the PrometheusRule, carr
   expect(rule.metadata.labels["release"]).toBe(monitor.metadata.labels["release"]!);
   for (const component of ["facilitator", "registry"]) {
     const labels = { "app.kubernetes.io/name": APP, "app.kubernetes.io/component": component };
-    expect(selects(monitor.spec.selector.matchLabels, labels)).toBe(true);
-    expect(monitor.spec.selector.matchExpressions.every((e) => e.operator === "In" && e.values.includes(labels[e.key as keyof typeof labels]))).toBe(true);
+    expect(selectorSelects(monitor.spec.selector, labels)).toBe(true);
+    expect(selectorSelects(monitor.spec.selector, { ...labels, "app.kubernetes.io/component": "migrate" })).toBe(false);
   }
 });
 
-function expectRestrictedPod(workload: Parameters<typeof podSpecOf>[0]): void {
-  const spec = podSpecOf(workload);
+function expectRestrictedPod(spec: IPodSpec): void {
   expect(spec.securityContext?.runAsNonRoot).toBe(true);
   expect(spec.securityContext?.runAsUser ?? 0).toBeGreaterThan(0);
   expect(spec.hostNetwork ?? false).toBe(false);
   expect(spec.hostPID ?? false).toBe(false);
-  for (const container of allContainersOf(workload)) {
+  for (const container of allContainersOf(spec)) {
     const context = container.securityContext;
     expect(context?.seccompProfile?.type ?? spec.securityContext?.seccompProfile?.type).toBe("RuntimeDefault");
     expect(context?.runAsNonRoot ?? spec.securityContext?.runAsNonRoot).toBe(true);
@@ -515,10 +550,9 @@ function expectRestrictedPod(workload: Parameters<typeof podSpecOf>[0]): void {
   expect((spec.volumes ?? []).filter((v) => v.hostPath)).toEqual([]);
 }
 
-function expectVolumesConsistent(workload: Parameters<typeof podSpecOf>[0]): void {
-  const spec = podSpecOf(workload);
+function expectVolumesConsistent(spec: IPodSpec): void {
   const defined = (spec.volumes ?? []).map((v) => v.name);
-  const mounts = allContainersOf(workload).flatMap((c) => c.volumeMounts ?? []);
+  const mounts = allContainersOf(spec).flatMap((c) => c.volumeMounts ?? []);
   expect(mounts.filter((m) => !defined.includes(m.name))).toEqual([]);
   expect(defined.filter((name) => !mounts.some((m) => m.name === name))).toEqual([]);
   const secretVolumes = (spec.volumes ?? []).filter((v) => v.secret).map((v) => v.name);

@@ -9,6 +9,7 @@ import { posix } from "node:path";
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { CronJob, type ICronJob } from "kubernetes-models/batch/v1/CronJob";
 import { type IJob, Job } from "kubernetes-models/batch/v1/Job";
 import { Ingress, type IIngress } from "kubernetes-models/networking.k8s.io/v1/Ingress";
 import { type INetworkPolicy, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
@@ -39,12 +40,14 @@ export async function validateAgainstSchema(resource: Resource): Promise<void> {
   model.validate();
 }
 
+/** What has a pod template at spec.template (a CronJob's is under spec.jobTemplate: `podTemplateOf`). */
 export type Workload = IDeployment | IJob;
 
 export type Rendered = Readonly<{
   all: readonly Resource[];
   deployments: readonly IDeployment[];
   jobs: readonly IJob[];
+  cronJobs: readonly ICronJob[];
   ingresses: readonly IIngress[];
   autoscalers: readonly IHorizontalPodAutoscaler[];
   networkPolicies: readonly INetworkPolicy[];
@@ -68,6 +71,7 @@ export function render(resources: readonly Resource[], documented: DocumentedSec
     all: resources,
     deployments: pick(Deployment.is),
     jobs: pick(Job.is),
+    cronJobs: pick(CronJob.is),
     ingresses: pick(Ingress.is),
     autoscalers: pick(HorizontalPodAutoscaler.is),
     networkPolicies: pick(NetworkPolicy.is),
@@ -95,8 +99,8 @@ export function mainContainerOf(deployment: IDeployment): IContainer {
   return container;
 }
 
-export function allContainersOf(workload: Workload): readonly IContainer[] {
-  const spec = podSpecOf(workload);
+export function allContainersOf(workload: Workload | IPodSpec): readonly IContainer[] {
+  const spec = "containers" in workload ? workload : podSpecOf(workload);
   return [...(spec.initContainers ?? []), ...spec.containers];
 }
 
@@ -171,4 +175,34 @@ export function preStopSeconds(container: IContainer): number | null {
 export function selects(matchLabels: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
   const wanted = Object.entries(matchLabels ?? {});
   return wanted.length > 0 && wanted.every(([key, value]) => labels?.[key] === value);
+}
+
+type LabelSelector = Readonly<{ matchLabels?: Readonly<Record<string, string>>; matchExpressions?: readonly Readonly<{ key: string; operator: string; values?: readonly string[] }>[] }>;
+
+/** A full label selector (matchLabels and matchExpressions, as Kubernetes evaluates them); an empty one selects nothing here. */
+export function selectorSelects(selector: LabelSelector | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
+  const expressions = selector?.matchExpressions ?? [];
+  if (Object.keys(selector?.matchLabels ?? {}).length === 0 && expressions.length === 0) return false;
+  const byLabels = Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
+  return byLabels && expressions.every((e) => {
+    const value = labels?.[e.key];
+    if (e.operator === "In") return value !== undefined && (e.values ?? []).includes(value);
+    if (e.operator === "NotIn") return value === undefined || !(e.values ?? []).includes(value);
+    if (e.operator === "Exists") return value !== undefined;
+    if (e.operator === "DoesNotExist") return value === undefined;
+    throw new Error(`unknown selector operator ${e.operator}`);
+  });
+}
+
+/** The pods a workload runs: a Deployment's or Job's template, or a CronJob's job template's. */
+export function podTemplatesOf(rendered: Rendered): readonly Readonly<{ name: string; kind: string; labels: Readonly<Record<string, string>>; spec: IPodSpec }>[] {
+  const of = (kind: string, name: string, template: { metadata?: { labels?: Record<string, string> }; spec?: IPodSpec } | undefined) => {
+    if (!template?.spec) throw new Error(`${kind}/${name}: no pod spec`);
+    return { name, kind, labels: template.metadata?.labels ?? {}, spec: template.spec };
+  };
+  return [
+    ...rendered.deployments.map((d) => of("Deployment", nameOf(d), d.spec?.template)),
+    ...rendered.jobs.map((j) => of("Job", nameOf(j), j.spec?.template)),
+    ...rendered.cronJobs.map((c) => of("CronJob", nameOf(c), c.spec?.jobTemplate.spec?.template)),
+  ];
 }
