@@ -24,7 +24,7 @@ import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/p
 import { productionProblems } from "../infrastructure/config/production-guard.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
-import { describeDatabaseUrl, isSecretName, redactUrl, scrubSecrets } from "../infrastructure/logging/redact.ts";
+import { describeDatabaseUrl, isSecretValue, redactUrl, scrubSecrets } from "../infrastructure/logging/redact.ts";
 import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
 import { LATEST_SCHEMA_VERSION, type SqlExecutor, createPgliteExecutor, createPostgresExecutor, pgliteDirectory, readSchemaVersion } from "../infrastructure/store/index.ts";
 import { checkSigners } from "./signer-check.ts";
@@ -212,7 +212,7 @@ async function checkRedis(config: AppConfig): Promise<Outcome> {
 function secretScrubber(env: Env): (text: string) => string {
   const urls = ["SOLANA_RPC_URL", "DATABASE_URL", "REDIS_URL"].map((name) => env[name]);
   const secrets = Object.entries(env)
-    .filter(([name, value]) => isSecretName(name) && value !== undefined && value.trim().length >= 4)
+    .filter(([name, value]) => isSecretValue(name, value))
     .map(([, value]) => String(value).trim())
     .sort((a, b) => b.length - a.length);
   return (text) => {
