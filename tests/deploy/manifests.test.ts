@@ -405,7 +405,12 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
         expect(pool).toBeGreaterThan(0);
         return ((hpa?.spec?.maxReplicas ?? 1) + Number(surge)) * pool * POOLS_PER_POD_AT_RECONNECT;
       });
-      expect(pods.reduce((a, b) => a + b, 0) + CHECK_CONNECTIONS).toBeLessThanOrEqual(usable);
+      const total = pods.reduce((a, b) => a + b, 0) + CHECK_CONNECTIONS;
+      expect(total).toBeLessThanOrEqual(usable);
+      // docs/deploy.md states the same sum.
+      const docs = readFileSync(join(ROOT, "docs/deploy.md"), "utf8");
+      expect(docs).toContain(`**${total} in all**`);
+      expect(docs).toContain(`**${usable} usable**`);
     });
 
     test("the registry's memory request covers its measured peak and its limit leaves a quarter more", () => {

@@ -7,7 +7,7 @@ import { SignerError } from "./signer-error.ts";
 
 /**
  * SECURITY: a real HSM counts failed logins and locks the user (or the partition) after a few
- * (Thales Luna: 3 by default, AWS CloudHSM: 5, YubiHSM 2: per key slot), after which only the
+ * (AWS CloudHSM: 5; other vendors by a partition policy), after which only the
  * security officer can unlock it. A process that restarts on a failed boot, a Kubernetes init
  * container above all, would spend those attempts in a minute with one wrong PIN. So a PIN the
  * token rejected is recorded, and no process that shares the record logs in with that PIN again:
