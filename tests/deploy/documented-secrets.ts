@@ -11,6 +11,7 @@ export type DocumentedSecrets = Readonly<Record<string, Readonly<Record<string, 
 
 export function documentedSecrets(markdown: string): DocumentedSecrets {
   const secrets: Record<string, Record<string, string>> = {};
+  const envFiles = dotenvBlocks(markdown);
   for (const command of shellCommands(markdown)) {
     const words = shellWords(command);
     if (words.slice(0, 4).join(" ") !== "kubectl create secret generic") continue;
@@ -22,6 +23,13 @@ export function documentedSecrets(markdown: string): DocumentedSecrets {
       if (literal) keys[literal[1]!] = literal[2]!;
       const file = /^--from-file=(?:([^=]+)=)?(.+)$/.exec(word);
       if (file) keys[file[1] ?? file[2]!.split("/").at(-1)!] = `<${file[2]}>`;
+      const envFile = /^--from-env-file=(.+)$/.exec(word);
+      if (envFile) {
+        const name = envFile[1]!.split("/").at(-1)!;
+        const shown = envFiles[name];
+        if (shown === undefined) throw new Error(`${command}: no \`\`\`dotenv block shows ${name}`);
+        Object.assign(keys, shown);
+      }
     }
     secrets[name] = { ...secrets[name], ...keys };
   }
@@ -30,6 +38,26 @@ export function documentedSecrets(markdown: string): DocumentedSecrets {
 
 export function readDocumentedSecrets(path: string): DocumentedSecrets {
   return documentedSecrets(readFileSync(path, "utf8"));
+}
+
+/**
+ * The files an operator writes for `--from-env-file`, as the docs show them: a ```dotenv block
+ * whose first line is `# <file name>`, then KEY=value lines (comments and blank lines skipped).
+ */
+function dotenvBlocks(markdown: string): Record<string, Record<string, string>> {
+  const files: Record<string, Record<string, string>> = {};
+  for (const block of markdown.matchAll(/```dotenv\n([\s\S]*?)```/g)) {
+    const [first = "", ...lines] = block[1]!.split("\n");
+    const name = /^#\s*(\S+)/.exec(first)?.[1];
+    if (name === undefined) throw new Error("a ```dotenv block must start with `# <file name>`");
+    const keys: Record<string, string> = {};
+    for (const line of lines) {
+      const pair = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
+      if (pair) keys[pair[1]!] = pair[2]!;
+    }
+    files[name] = keys;
+  }
+  return files;
 }
 
 /** The commands of the ```sh blocks, `\` continuations joined, comments dropped. */

@@ -23,3 +23,9 @@ test("literals (quoted or not, with = and blanks inside quotes), files with and 
 test("commands outside sh fences and other kubectl commands are ignored", () => {
   expect(documentedSecrets("kubectl create secret generic outside --from-literal=A=1\n" + fence("kubectl create configmap c --from-literal=A=1"))).toEqual({});
 });
+
+test("--from-env-file takes its keys from the ```dotenv block that shows that file", () => {
+  const markdown = "```dotenv\n# database.env\n# a comment\nDATABASE_URL=postgres://app:x@db:5432/x\n\nREDIS_URL=rediss://r:6380\n```\n" + fence("kubectl create secret generic database --from-env-file=./secrets/database.env");
+  expect(documentedSecrets(markdown)).toEqual({ database: { DATABASE_URL: "postgres://app:x@db:5432/x", REDIS_URL: "rediss://r:6380" } });
+  expect(() => documentedSecrets(fence("kubectl create secret generic database --from-env-file=./other.env"))).toThrow(/no ```dotenv block shows other.env/);
+});
