@@ -12,7 +12,7 @@ import type { IContainer } from "kubernetes-models/v1/Container";
 import type { IPodSpec } from "kubernetes-models/v1/PodSpec";
 import { parse as parseYaml } from "yaml";
 import { PROBE_TIMEOUT_MS } from "../../src/application/health.ts";
-import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import { adminPortOf, parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 import { productionProblems } from "../../src/infrastructure/config/production-guard.ts";
 import { SETTLEMENTS_IN_FLIGHT } from "../../src/infrastructure/metrics/instrumented-settlement.ts";
 import { pinRejectionDirectory } from "../../src/infrastructure/signers/pin-rejections.ts";
@@ -315,6 +315,20 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
         for (const wanted of ["UDP/53", "TCP/53", "TCP/5432", "TCP/443"]) expect(egress).toContain(wanted);
       });
 
+      test("the admin port (/metrics, /openapi, /docs): named `admin` at ADMIN_PORT as the service reads it, reachable from the monitoring namespace only", () => {
+        const parsed = parseAppConfig(env);
+        if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+        const admin = (main.ports ?? []).find((p) => p.name === "admin");
+        expect(admin?.containerPort).toBe(adminPortOf(parsed.config) ?? -1);
+        expect(admin?.containerPort).not.toBe(port?.containerPort);
+        const labels = deployment.spec?.template.metadata?.labels;
+        const rules = rendered.networkPolicies.filter((p) => selectorSelects(p.spec?.podSelector, labels)).flatMap((p) => p.spec?.ingress ?? []);
+        // A rule without ports opens every port, the admin port included.
+        const opening = rules.filter((rule) => rule.ports === undefined || rule.ports.some((p) => p.port === admin?.containerPort || p.port === "admin"));
+        expect(opening.length).toBeGreaterThan(0);
+        for (const rule of opening) expect(rule.from).toEqual([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }]);
+      });
+
       test("a Service selects the pods and targets the named port", () => {
         const service = rendered.services.find((s) => selects(s.spec?.selector, deployment.spec?.template.metadata?.labels));
         expect(service?.spec?.ports?.map((p) => p.targetPort)).toEqual(["http"]);
@@ -524,8 +538,13 @@ describe.if(gate.run)("deploy/ rendered with kubectl kustomize", () => {
   });
 });
 
-test("the PodMonitor selects both roles' pods and, like the PrometheusRule, carries the `release` label kube-prometheus-stack selects on", () => {
-  const monitor = parseYaml(readFileSync(join(OBSERVABILITY, "podmonitor.yaml"), "utf8")) as { metadata: { labels: Record<string, string> }; spec: { selector: { matchLabels: Record<string, string>; matchExpressions: { key: string; operator: string; values: string[] }[] } } };
+test("the PodMonitor selects both roles' pods, scrapes /metrics on their `admin` port and, like the PrometheusRule, carries the `release` label kube-prometheus-stack selects on", () => {
+  const monitor = parseYaml(readFileSync(join(OBSERVABILITY, "podmonitor.yaml"), "utf8")) as {
+    metadata: { labels: Record<string, string> };
+    spec: { selector: { matchLabels: Record<string, string>; matchExpressions: { key: string; operator: string; values: string[] }[] }; podMetricsEndpoints: { port: string; path: string }[] };
+  };
+  // In production the service ports answer /metrics with 404: only the admin port serves it.
+  expect(monitor.spec.podMetricsEndpoints.map(({ port, path }) => ({ port, path }))).toEqual([{ port: "admin", path: "/metrics" }]);
   const rule = parseYaml(readFileSync(join(OBSERVABILITY, "alerts.yaml"), "utf8")) as { metadata: { labels: Record<string, string> } };
   expect(monitor.metadata.labels["release"]).toBeTruthy();
   expect(rule.metadata.labels["release"]).toBe(monitor.metadata.labels["release"]!);
