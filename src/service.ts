@@ -130,14 +130,15 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     await openStore({
       dataDir: config.DATA_DIR,
       maxConnections: config.DATABASE_POOL_MAX,
+      migrate: config.MIGRATE_ON_BOOT,
       logger: logger.child({ component: "store" }),
       ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
     }),
     metrics,
   );
 
-  // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). The
-  // embedded ledger keeps no history by address (its registry accounts come from cheat codes): "" there.
+  // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). Not
+  // asked of the in-process ledger: its registry accounts come from cheat codes, with no transaction behind them.
   const feedbackDetails = config.SOLANA_RPC_URL
     ? createFeedbackDetailBackfill({ history: createRpcLedger({ url: config.SOLANA_RPC_URL, timeoutMs: config.LEDGER_RPC_TIMEOUT_MS, logger }), store: createSqlFeedbackDetailUriStore(store.executor), programId: config.REGISTRY_PROGRAM_ID as Address, clock: systemClock, logger })
     : undefined;

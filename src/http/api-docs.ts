@@ -80,8 +80,11 @@ export function apiDocs(options: ApiDocsOptions) {
           paths: { "/metrics": METRICS_PATH_ITEM, ...DOCUMENTATION_PATHS },
         },
         swagger: {
-          cdn: "/docs/assets/swagger-ui-bundle.js",
-          theme: "/docs/assets/swagger-ui.css",
+          // Relative to the page (/docs), as the document's own URL is ("openapi"): behind an
+          // ingress that serves the interface under a path prefix (/registry/docs), absolute paths
+          // would ask the host's root for the assets and the page would stay blank.
+          cdn: "docs/assets/swagger-ui-bundle.js",
+          theme: "docs/assets/swagger-ui.css",
           // Swagger UI would otherwise send the document to validator.swagger.io.
           validatorUrl: "none",
           displayOperationId: true,

@@ -28,7 +28,7 @@ import { describeMisspelling, misspelledSettings } from "../infrastructure/confi
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
 import { checkLedgerNetwork, describeNetworkMismatch } from "../application/ledger-network.ts";
-import { describeDatabaseUrl, isSecretName, redactUrl, scrubSecrets } from "../infrastructure/logging/redact.ts";
+import { describeDatabaseUrl, isSecretValue, redactUrl, scrubSecrets } from "../infrastructure/logging/redact.ts";
 import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
 import { LATEST_SCHEMA_VERSION, type SqlExecutor, createPgliteExecutor, createPostgresExecutor, pgliteDirectory, readSchemaVersion } from "../infrastructure/store/index.ts";
 import { checkSigners } from "./signer-check.ts";
@@ -243,7 +243,7 @@ async function checkRedis(config: AppConfig): Promise<Outcome> {
 function secretScrubber(env: Env): (text: string) => string {
   const urls = ["SOLANA_RPC_URL", "DATABASE_URL", "REDIS_URL"].map((name) => env[name]);
   const secrets = Object.entries(env)
-    .filter(([name, value]) => isSecretName(name) && value !== undefined && value.trim().length >= 4)
+    .filter(([name, value]) => isSecretValue(name, value))
     .map(([, value]) => String(value).trim())
     .sort((a, b) => b.length - a.length);
   return (text) => {

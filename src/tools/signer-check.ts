@@ -17,7 +17,9 @@ import type { Signer } from "../application/ports/signer.ts";
 import { AppConfigSchema } from "../infrastructure/config/app-config.ts";
 import { type SignerDeps, createSigner } from "../infrastructure/signers/create-signer.ts";
 import { parseSignerConfigs } from "../infrastructure/signers/parse-signer-configs.ts";
-import { type LocalSignerConfig, ROLE_PREFIXES, type SignerConfig, type SignerRole } from "../infrastructure/signers/signer-config.ts";
+import { pinRejectionDirectory } from "../infrastructure/signers/pin-rejections.ts";
+import type { Env as SecretEnv } from "../infrastructure/signers/secret-source.ts";
+import { type LocalSignerConfig, type Pkcs11SignerConfig, ROLE_PREFIXES, type SignerConfig, type SignerRole } from "../infrastructure/signers/signer-config.ts";
 import { SignerError } from "../infrastructure/signers/signer-error.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -103,10 +105,28 @@ async function checkOne(config: SignerConfig, deps: SignerDeps, print: Print): P
     // SignerError messages are written to name settings only; anything else is reduced to its type.
     const reason = error instanceof SignerError ? `${error.code}: ${error.message}` : `unexpected ${errorName(error)}`;
     print(`${label} FAILED: ${reason}`, "fail");
+    if (config.kind === "pkcs11" && error instanceof SignerError && error.code === "ACCESS_DENIED") printPinWarning(config, deps.env, print);
     return false;
   } finally {
     await signer?.close?.();
   }
+}
+
+/**
+ * SECURITY: said loudly because the usual reflex, restarting until it works, is what locks an HSM:
+ * each failed login counts toward its limit, and only its security officer can unlock it.
+ */
+function printPinWarning(config: Pkcs11SignerConfig, env: SecretEnv, print: Print): void {
+  const directory = pinRejectionDirectory(env);
+  const lines = [
+    `HSM PIN REJECTED for the ${config.role} (${config.pin.setting}). Do not retry with this PIN: every failed login counts toward`,
+    "the HSM's lockout limit (a few attempts), after which only its security officer can unlock the user or partition.",
+    directory === null
+      ? "Nothing records this rejection here (PKCS11_PIN_REJECTION_DIR unset outside production): a restart WILL try the same PIN again."
+      : `Recorded in ${directory}: no process sharing that directory (in Kubernetes: no restart of this pod) tries this PIN again.`,
+    "Fix the PIN's Secret (or file), then start a new pod (kubectl delete pod <this pod>; a changed PIN file is tried once).",
+  ];
+  for (const line of lines) print(`!!! ${line}`, "fail");
 }
 
 function errorName(error: unknown): string {

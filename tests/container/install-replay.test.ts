@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type Address, getAddressDecoder } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { type LedgerProcess, rpcCall, startLedgerProcess } from "../../bench/settle-rig.ts";
+import { rpcCall } from "../../bench/settle-rig.ts";
+import { type LedgerTool, startLedgerTool } from "../support/ledger-process.ts";
 import { failWhenRequired, gateOn } from "../support/gate.ts";
 import { DEFAULT_AMOUNT, type FundingLedger, fundedPayment } from "../settlement/support/payments.ts";
 import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND, type SoftHsmToken } from "../support/softhsm.ts";
@@ -24,8 +25,8 @@ import { unusedPort } from "../support/ports.ts";
  * machine's (the image's come from its node stage), and the OS libraries are this machine's.
  *
  * Around it, real pieces: a fresh PostgreSQL database, a SoftHSM2 token holding the fee payer's
- * key, and the embedded ledger in its own JSON-RPC process (bench/settle-ledger.ts), because
- * NODE_ENV=production refuses the in-process one.
+ * key, and the embedded ledger in its own JSON-RPC process (`npm run ledger`, src/tools/ledger.ts),
+ * because NODE_ENV=production refuses the in-process one.
  */
 const ROOT = resolve(import.meta.dir, "../..");
 const NOBODY = 65534;
@@ -56,7 +57,7 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
   let dataDir: string;
   let token: SoftHsmToken;
   let database: TestDatabase;
-  let ledger: LedgerProcess;
+  let ledger: LedgerTool;
   let feePayer: Address;
   let service: Service | null = null;
   let serviceEnv: Record<string, string>;
@@ -85,7 +86,7 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
     chownSync(join(secrets, "hsm-pin"), NOBODY, NOBODY);
 
     database = await createTestDatabase();
-    ledger = await startLedgerProcess(0);
+    ledger = await startLedgerTool();
     await rpcCall(ledger.url, "requestAirdrop", [feePayer, 10_000_000_000]);
 
     serviceEnv = {

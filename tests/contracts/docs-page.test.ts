@@ -4,7 +4,11 @@
  * served by Bun.serve on port 0, Swagger UI draws every documented operation of the interface, and
  * every request the page makes goes to the service itself: the UI's script and stylesheet come from
  * node_modules through /docs/assets, never from a CDN. A full-page screenshot of each interface is
- * written to a temporary directory (its path is printed).
+ * written to a temporary directory (its path is printed), after the routes are drawn: Swagger UI
+ * renders from script, so a screenshot taken at page load (`chromium --headless --screenshot`
+ * without `--virtual-time-budget`) shows only its spinner. Each page is loaded twice: at the root,
+ * and behind a path prefix (`/registry/docs`, as an ingress with a rewrite serves it), where
+ * asset paths must be relative to the page.
  *
  * Without chromium (`apt-get install -y chromium`) the test is skipped with that reason; under
  * CI=true it fails instead (.ci/run installs it).
@@ -52,11 +56,23 @@ describe("GET /docs in headless Chromium", () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  for (const name of ["facilitator", "registry"] as const) {
-    test.skipIf(!available)(`the ${name} page lists every documented route, from the service alone`, async () => {
+  const placements = [
+    ["facilitator", ""],
+    ["registry", ""],
+    ["facilitator", "/facilitator"],
+    ["registry", "/registry"],
+  ] as const;
+  for (const [name, prefix] of placements) {
+    test.skipIf(!available)(`the ${name} page${prefix ? ` behind the path prefix ${prefix}` : ""} lists every documented route, from the service alone`, async () => {
       const app = (name === "facilitator" ? service.facilitatorApp : service.registryApp) as App;
-      const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.handle(request) });
-      const origin = `http://127.0.0.1:${server.port}`;
+      // With a prefix: what an ingress with a rewrite does, and nothing outside it is served.
+      const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => {
+        const url = new URL(request.url);
+        if (!url.pathname.startsWith(`${prefix}/`)) return new Response("not under the prefix", { status: 404 });
+        url.pathname = url.pathname.slice(prefix.length);
+        return app.handle(new Request(url, request));
+      } });
+      const origin = `http://127.0.0.1:${server.port}${prefix}`;
       const page = await context.newPage();
       const requested: string[] = [];
       page.on("request", (request) => void requested.push(request.url()));
@@ -85,7 +101,7 @@ describe("GET /docs in headless Chromium", () => {
         await block.locator(".opblock-summary-control").click();
         await block.locator(".response-col_description").first().waitFor({ timeout: 10_000 });
 
-        const shot = join(shots, `${name}-docs.png`);
+        const shot = join(shots, `${name}${prefix.replaceAll("/", "-")}-docs.png`);
         await page.screenshot({ path: shot, fullPage: true });
         console.log(`[tests/contracts] ${name} /docs screenshot: ${shot}`);
 

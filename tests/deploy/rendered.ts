@@ -1,13 +1,17 @@
 /**
- * Typed views of what one kustomization renders: each resource checked against its Kubernetes
+ * Typed views of what `kubectl kustomize` renders: each resource checked against its Kubernetes
  * schema with kubernetes-models, then read through the kubernetes-models interfaces, plus what a
- * container would see at run time (the image's ENV, envFrom, env) and where its files come from.
+ * container would see at run time (the image's ENV, envFrom, env, with the out-of-band Secrets as
+ * docs/deploy.md creates them) and where its files come from.
  */
 import { readFileSync } from "node:fs";
 import { posix } from "node:path";
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { CronJob, type ICronJob } from "kubernetes-models/batch/v1/CronJob";
+import { type IJob, Job } from "kubernetes-models/batch/v1/Job";
+import { Ingress, type IIngress } from "kubernetes-models/networking.k8s.io/v1/Ingress";
 import { type INetworkPolicy, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { ConfigMap, type IConfigMap } from "kubernetes-models/v1/ConfigMap";
@@ -16,7 +20,9 @@ import type { IPodSpec } from "kubernetes-models/v1/PodSpec";
 import { type ISecret, Secret } from "kubernetes-models/v1/Secret";
 import { type IService, Service } from "kubernetes-models/v1/Service";
 import { type IServiceAccount, ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
-import type { Build, Resource } from "./kustomize-subset.ts";
+import { finalStage, parseDockerfile, stageEnv } from "../container/support/dockerfile.ts";
+import type { DocumentedSecrets } from "./documented-secrets.ts";
+import type { Resource } from "./kustomize.ts";
 
 type Validatable = { validate(): void };
 
@@ -34,25 +40,39 @@ export async function validateAgainstSchema(resource: Resource): Promise<void> {
   model.validate();
 }
 
+/** What has a pod template at spec.template (a CronJob's is under spec.jobTemplate: `podTemplateOf`). */
+export type Workload = IDeployment | IJob;
+
 export type Rendered = Readonly<{
+  all: readonly Resource[];
   deployments: readonly IDeployment[];
+  jobs: readonly IJob[];
+  cronJobs: readonly ICronJob[];
+  ingresses: readonly IIngress[];
   autoscalers: readonly IHorizontalPodAutoscaler[];
   networkPolicies: readonly INetworkPolicy[];
   disruptionBudgets: readonly IPodDisruptionBudget[];
   services: readonly IService[];
   serviceAccounts: readonly IServiceAccount[];
   configMaps: readonly IConfigMap[];
+  /** Rendered Secrets: none, by design (item checked by the tests); the out-of-band ones are `documented`. */
   secrets: readonly ISecret[];
+  /** The Secrets docs/deploy.md has the operator create, standing in for the cluster's. */
+  documented: DocumentedSecrets;
 }>;
 
-export function render(build: Build): Rendered {
+export function render(resources: readonly Resource[], documented: DocumentedSecrets): Rendered {
   const pick = <T>(is: (value: unknown) => value is T): T[] => {
     const picked: T[] = [];
-    for (const resource of build.resources) if (is(resource)) picked.push(resource);
+    for (const resource of resources) if (is(resource)) picked.push(resource);
     return picked;
   };
   return {
+    all: resources,
     deployments: pick(Deployment.is),
+    jobs: pick(Job.is),
+    cronJobs: pick(CronJob.is),
+    ingresses: pick(Ingress.is),
     autoscalers: pick(HorizontalPodAutoscaler.is),
     networkPolicies: pick(NetworkPolicy.is),
     disruptionBudgets: pick(PodDisruptionBudget.is),
@@ -60,14 +80,15 @@ export function render(build: Build): Rendered {
     serviceAccounts: pick(ServiceAccount.is),
     configMaps: pick(ConfigMap.is),
     secrets: pick(Secret.is),
+    documented,
   };
 }
 
 export const nameOf = (resource: { metadata?: { name?: string } }): string => resource.metadata?.name ?? "";
 
-export function podSpecOf(deployment: IDeployment): IPodSpec {
-  const spec = deployment.spec?.template.spec;
-  if (!spec) throw new Error(`${nameOf(deployment)}: no pod spec`);
+export function podSpecOf(workload: Workload): IPodSpec {
+  const spec = workload.spec?.template.spec;
+  if (!spec) throw new Error(`${nameOf(workload)}: no pod spec`);
   return spec;
 }
 
@@ -78,8 +99,8 @@ export function mainContainerOf(deployment: IDeployment): IContainer {
   return container;
 }
 
-export function allContainersOf(deployment: IDeployment): readonly IContainer[] {
-  const spec = podSpecOf(deployment);
+export function allContainersOf(workload: Workload | IPodSpec): readonly IContainer[] {
+  const spec = "containers" in workload ? workload : podSpecOf(workload);
   return [...(spec.initContainers ?? []), ...spec.containers];
 }
 
@@ -89,26 +110,16 @@ export function find<T extends { metadata?: { name?: string } }>(items: readonly
   return item;
 }
 
-/** A Secret's values as the container sees them (stringData as is, data base64-decoded). */
-export function secretValues(secret: ISecret): Record<string, string> {
-  const decoded = Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString("utf8")]));
-  return { ...decoded, ...(secret.stringData ?? {}) };
+/** An out-of-band Secret's keys and values as docs/deploy.md creates it; throws when the docs create no such Secret. */
+export function secretValues(rendered: Rendered, name: string): Readonly<Record<string, string>> {
+  const values = rendered.documented[name];
+  if (values === undefined) throw new Error(`Secret ${name} is referenced but docs/deploy.md never creates it`);
+  return values;
 }
 
-/** The runtime stage's ENV lines of the Dockerfile: what every container starts with. */
+/** The runtime stage's ENV of the Dockerfile (read with tests/container's parser): what every container starts with. */
 export function imageEnv(dockerfile: string): Record<string, string> {
-  const text = readFileSync(dockerfile, "utf8");
-  const runtime = text.slice(text.lastIndexOf("\nFROM "));
-  const env: Record<string, string> = {};
-  for (const line of runtime.split("\n")) {
-    if (!line.startsWith("ENV ")) continue;
-    for (const pair of line.slice(4).trim().split(/\s+/)) {
-      const eq = pair.indexOf("=");
-      if (eq <= 0) throw new Error(`Dockerfile: ENV "${pair}" is not KEY=value`);
-      env[pair.slice(0, eq)] = pair.slice(eq + 1);
-    }
-  }
-  return env;
+  return stageEnv(finalStage(parseDockerfile(readFileSync(dockerfile, "utf8"))));
 }
 
 /** The environment the process sees: image ENV, then envFrom in order, then env (Kubernetes' precedence). */
@@ -117,7 +128,7 @@ export function effectiveEnv(container: IContainer, rendered: Rendered, image: R
   for (const source of container.envFrom ?? []) {
     if (source.prefix) throw new Error(`${container.name}: envFrom prefixes are not expected`);
     if (source.configMapRef) Object.assign(env, find(rendered.configMaps, source.configMapRef.name ?? "", "ConfigMap").data ?? {});
-    if (source.secretRef) Object.assign(env, secretValues(find(rendered.secrets, source.secretRef.name ?? "", "Secret")));
+    if (source.secretRef) Object.assign(env, secretValues(rendered, source.secretRef.name ?? ""));
   }
   for (const variable of container.env ?? []) {
     if (variable.value === undefined) throw new Error(`${container.name}: ${variable.name} has no literal value`);
@@ -142,8 +153,7 @@ export function mountedFile(path: string, container: IContainer, spec: IPodSpec,
   const key = posix.relative(mount.mountPath, path);
   if (volume.secret) {
     if (volume.secret.items) throw new Error(`${volume.name}: items are not expected`);
-    const secret = find(rendered.secrets, volume.secret.secretName ?? "", "Secret");
-    return { mountPath: mount.mountPath, volume: volume.name, kind: "secret", key, exists: key in secretValues(secret) };
+    return { mountPath: mount.mountPath, volume: volume.name, kind: "secret", key, exists: key in secretValues(rendered, volume.secret.secretName ?? "") };
   }
   if (volume.configMap) {
     const map = find(rendered.configMaps, volume.configMap.name ?? "", "ConfigMap");
@@ -161,8 +171,38 @@ export function preStopSeconds(container: IContainer): number | null {
   return null;
 }
 
-/** Whether a label selector's matchLabels (the only form deploy/ uses) selects these labels. */
+/** Whether a label selector's matchLabels (the form the workloads' selectors use) selects these labels. */
 export function selects(matchLabels: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
   const wanted = Object.entries(matchLabels ?? {});
   return wanted.length > 0 && wanted.every(([key, value]) => labels?.[key] === value);
+}
+
+type LabelSelector = Readonly<{ matchLabels?: Readonly<Record<string, string>>; matchExpressions?: readonly Readonly<{ key: string; operator: string; values?: readonly string[] }>[] }>;
+
+/** A full label selector (matchLabels and matchExpressions, as Kubernetes evaluates them); an empty one selects nothing here. */
+export function selectorSelects(selector: LabelSelector | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
+  const expressions = selector?.matchExpressions ?? [];
+  if (Object.keys(selector?.matchLabels ?? {}).length === 0 && expressions.length === 0) return false;
+  const byLabels = Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
+  return byLabels && expressions.every((e) => {
+    const value = labels?.[e.key];
+    if (e.operator === "In") return value !== undefined && (e.values ?? []).includes(value);
+    if (e.operator === "NotIn") return value === undefined || !(e.values ?? []).includes(value);
+    if (e.operator === "Exists") return value !== undefined;
+    if (e.operator === "DoesNotExist") return value === undefined;
+    throw new Error(`unknown selector operator ${e.operator}`);
+  });
+}
+
+/** The pods a workload runs: a Deployment's or Job's template, or a CronJob's job template's. */
+export function podTemplatesOf(rendered: Rendered): readonly Readonly<{ name: string; kind: string; labels: Readonly<Record<string, string>>; spec: IPodSpec }>[] {
+  const of = (kind: string, name: string, template: { metadata?: { labels?: Record<string, string> }; spec?: IPodSpec } | undefined) => {
+    if (!template?.spec) throw new Error(`${kind}/${name}: no pod spec`);
+    return { name, kind, labels: template.metadata?.labels ?? {}, spec: template.spec };
+  };
+  return [
+    ...rendered.deployments.map((d) => of("Deployment", nameOf(d), d.spec?.template)),
+    ...rendered.jobs.map((j) => of("Job", nameOf(j), j.spec?.template)),
+    ...rendered.cronJobs.map((c) => of("CronJob", nameOf(c), c.spec?.jobTemplate.spec?.template)),
+  ];
 }

@@ -153,18 +153,19 @@ describe("deploy/observability: the dashboard and the alert rules query only exp
   test("podmonitor.yaml scrapes /metrics on the admin port both Deployments' pods expose", () => {
     const monitor = parseYaml(readFileSync(resolve(DEPLOY, "podmonitor.yaml"), "utf8")) as {
       kind: string;
-      spec: { selector: { matchExpressions: { key: string; values: string[] }[] }; podMetricsEndpoints: { port: string; path: string }[] };
+      spec: { selector: { matchLabels: Record<string, string>; matchExpressions: { key: string; values: string[] }[] }; podMetricsEndpoints: { port: string; path: string }[] };
     };
     expect(monitor.kind).toBe("PodMonitor");
     const [endpoint] = monitor.spec.podMetricsEndpoints;
-    // In production /metrics is served on ADMIN_PORT only (the public ports do not register it).
+    // In production (the image's NODE_ENV) only the admin port (ADMIN_PORT) serves /metrics.
     expect(endpoint).toMatchObject({ port: "admin", path: "/metrics" });
-    const apps = monitor.spec.selector.matchExpressions.find((e) => e.key === "app")?.values ?? [];
+    const apps = monitor.spec.selector.matchExpressions.find((e) => e.key === "app.kubernetes.io/component")?.values ?? [];
     for (const app of ["facilitator", "registry"]) {
       expect(apps).toContain(app);
       const documents = parseAllDocuments(readFileSync(resolve(DEPLOY, `../base/${app}.yaml`), "utf8")).map((d) => d.toJS() as Record<string, unknown>);
       const deployment = documents.find((d) => d["kind"] === "Deployment") as { spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports?: { name: string }[] }[] } } } };
-      expect(deployment.spec.template.metadata.labels["app"]).toBe(app);
+      expect(deployment.spec.template.metadata.labels["app.kubernetes.io/component"]).toBe(app);
+      for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels)) expect(deployment.spec.template.metadata.labels[key]).toBe(value);
       expect(deployment.spec.template.spec.containers.flatMap((c) => c.ports ?? []).map((port) => port.name)).toContain(endpoint?.port ?? "");
     }
   });

@@ -13,8 +13,10 @@ import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clo
 import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
 import { renderTransactionError } from "./transaction-error.ts";
 import {
+  type AddressSignature,
   createTransactionExecutor,
   type Refusal,
+  type SignaturePage,
   type SimulateOptions,
   type SimulateResult,
   type SubmitOptions,
@@ -24,7 +26,7 @@ import {
 } from "./transaction-executor.ts";
 
 /** A transaction stays "confirmed" until this many slots pass, then reads "finalized" (as on mainnet). */
-const FINALITY_SLOTS = 32n;
+export const FINALITY_SLOTS = 32n;
 const FAUCET_RESERVE = 1n << 62n;
 
 export type AccountUpdate = Readonly<{
@@ -60,6 +62,8 @@ export type EmbeddedLedger = Readonly<{
   /** Creates or updates `owner`'s associated token account for `mint`; returns its address. */
   setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram?: Address): Promise<Address>;
   getTransaction(signature: Signature): TransactionRecord | null;
+  /** Landed transactions naming `address` (static account keys), newest first, as getSignaturesForAddress pages them. */
+  signaturesForAddress(address: Address, page: SignaturePage): readonly AddressSignature[];
   getBalance(address: Address): bigint;
   getTokenAccountBalance(address: Address): TokenBalance | null;
   getSlot(): bigint;
@@ -292,6 +296,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     setAccount,
     setTokenAccount,
     getTransaction: (signature: Signature) => executor.record(signature),
+    signaturesForAddress: (target: Address, page: SignaturePage) => executor.signaturesForAddress(target, page),
     getBalance: (target: Address) => BigInt(svm.getBalance(target) ?? 0n),
     getTokenAccountBalance: (target: Address) => readTokenBalance(svm, target),
     getSlot: () => slots.currentSlot(),

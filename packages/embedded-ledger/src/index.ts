@@ -24,8 +24,10 @@ export { BLOCKHASH_VALIDITY_BLOCKS, MS_PER_SLOT, SLOTS_PER_EPOCH, type SlotBlock
 export { encodeMint, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
 export { renderTransactionError, type TransactionErrorJson } from "./transaction-error.ts";
 export {
+  type AddressSignature,
   LAMPORTS_PER_SIGNATURE,
   type Refusal,
+  type SignaturePage,
   type SimulateOptions,
   type SimulateResult,
   type SimulatedAccount,

@@ -1,7 +1,8 @@
-import { getBase58Decoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Address } from "@solana/kit";
+import { getBase58Decoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Address, type Signature } from "@solana/kit";
 import type { TokenBalance } from "./account-reads.ts";
 import type { EmbeddedLedger } from "./embedded-ledger.ts";
 import { encodeAccount, withContext, type RpcMethodTable } from "./json-rpc-account-methods.ts";
+import { FINALITY_SLOTS } from "./embedded-ledger.ts";
 import {
   addressParam,
   configParam,
@@ -20,6 +21,13 @@ import { formatUiAmount } from "./token-state.ts";
 import { LAMPORTS_PER_SIGNATURE, type Refusal, type TransactionRecord } from "./transaction-executor.ts";
 
 const MAX_SIGNATURE_STATUSES = 256;
+/** getSignaturesForAddress's cap and default, as a node's. */
+const MAX_SIGNATURES_FOR_ADDRESS = 1000;
+
+function optionalSignature(config: Readonly<Record<string, unknown>>, key: string): Signature | undefined {
+  const value = config[key];
+  return value === undefined || value === null ? undefined : signatureParam(value);
+}
 /** Longest encoded text of a 1232-byte transaction, checked before decoding. */
 const MAX_ENCODED_TRANSACTION = Object.freeze({ base58: 1683, base64: 1644 });
 
@@ -188,6 +196,27 @@ export function transactionMethods(ledger: EmbeddedLedger): RpcMethodTable {
         err: s.errJson,
         status: s.errJson === null ? { Ok: null } : { Err: s.errJson },
         confirmationStatus: s.confirmationStatus,
+      }));
+    },
+    getSignaturesForAddress(params) {
+      const target = addressParam(params, 0, "address");
+      const config = configParam(params, 1);
+      const limit = config["limit"] ?? MAX_SIGNATURES_FOR_ADDRESS;
+      if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_FOR_ADDRESS) {
+        throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_FOR_ADDRESS}`);
+      }
+      const before = optionalSignature(config, "before");
+      const until = optionalSignature(config, "until");
+      const now = ledger.getSlot();
+      // The ledger keeps every transaction it executed (up to its history capacity): the whole
+      // history, at any commitment; confirmationStatus as getSignatureStatuses reports it.
+      return ledger.signaturesForAddress(target, { limit, ...(before ? { before } : {}), ...(until ? { until } : {}) }).map((entry) => ({
+        signature: entry.signature,
+        slot: entry.slot,
+        err: entry.err,
+        memo: null,
+        blockTime: entry.blockTime,
+        confirmationStatus: now - entry.slot >= FINALITY_SLOTS ? "finalized" : "confirmed",
       }));
     },
     getTransaction(params) {

@@ -73,11 +73,19 @@ export type SimulateOptions = Readonly<{ sigVerify?: boolean; replaceRecentBlock
 /** What a status read needs, without decoding the record's token balances; `errText` is rendered once. */
 export type TransactionOutcome = Readonly<{ slot: bigint; err: TransactionErrorJson | null; errText: string | null }>;
 
+/** One entry of an address's history, as getSignaturesForAddress answers it. */
+export type AddressSignature = Readonly<{ signature: Signature; slot: bigint; blockTime: bigint; err: TransactionErrorJson | null }>;
+
+/** getSignaturesForAddress's paging: newest first, at most `limit`, strictly older than `before`, stopping before `until`. */
+export type SignaturePage = Readonly<{ limit: number; before?: Signature; until?: Signature }>;
+
 export type TransactionExecutor = Readonly<{
   submit(wire: Uint8Array, options?: SubmitOptions): SubmitResult;
   simulate(wire: Uint8Array, options?: SimulateOptions): SimulateResult;
   record(signature: Signature): TransactionRecord | null;
   outcome(signature: Signature): TransactionOutcome | null;
+  /** Landed transactions that name `address` among their static account keys, newest first. */
+  signaturesForAddress(address: Address, page: SignaturePage): readonly AddressSignature[];
   transactionCount(): bigint;
 }>;
 
@@ -127,6 +135,8 @@ function loadsFromLookupTables(checked: CheckedTransaction): boolean {
 /** A landed transaction; token balances are decoded from the raw snapshots on first read. */
 type HistoryEntry = {
   readonly outcome: TransactionOutcome;
+  /** The static account keys, for the by-address index (lookup-table accounts are not indexed). */
+  readonly addresses: readonly Address[];
   readonly base: Omit<TransactionRecord, "preTokenBalances" | "postTokenBalances">;
   readonly before: BalanceSnapshot;
   readonly after: BalanceSnapshot;
@@ -145,17 +155,49 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
   // Wire bytes and keys go to the native instance as they are: the guard proved them canonical.
   const raw = rawLiteSvm(svm);
   const history = new Map<Signature, HistoryEntry>();
+  // Each address's signatures in landing order (oldest first), bounded with the history itself.
+  const byAddress = new Map<Address, Signature[]>();
   let count = 0n;
 
   function remember(entry: HistoryEntry): void {
     history.set(entry.base.signature, entry);
+    for (const address of new Set(entry.addresses)) {
+      const list = byAddress.get(address);
+      if (list) list.push(entry.base.signature);
+      else byAddress.set(address, [entry.base.signature]);
+    }
     // Map keeps insertion order: drop the oldest beyond capacity. Their blockhashes expired
     // long ago, so a resubmission is still refused (BlockhashNotFound).
     while (history.size > deps.historyCapacity) {
-      const oldest = history.keys().next();
+      const oldest = history.entries().next();
       if (oldest.done) break;
-      history.delete(oldest.value);
+      const [signature, dropped] = oldest.value;
+      history.delete(signature);
+      // The oldest landed transaction is the oldest in each of its addresses' lists.
+      for (const address of new Set(dropped.addresses)) {
+        const list = byAddress.get(address);
+        if (list?.[0] === signature) list.shift();
+        if (list?.length === 0) byAddress.delete(address);
+      }
     }
+  }
+
+  function signaturesForAddress(address: Address, page: SignaturePage): readonly AddressSignature[] {
+    const list = byAddress.get(address) ?? [];
+    let end = list.length;
+    if (page.before !== undefined) {
+      end = list.lastIndexOf(page.before);
+      // As a node: an unknown `before` has nothing older to show.
+      if (end < 0) return [];
+    }
+    const answer: AddressSignature[] = [];
+    for (let i = end - 1; i >= 0 && answer.length < page.limit; i--) {
+      const signature = list[i]!;
+      if (signature === page.until) break;
+      const entry = history.get(signature)!;
+      answer.push(Object.freeze({ signature, slot: entry.outcome.slot, blockTime: entry.base.blockTime, err: entry.outcome.err }));
+    }
+    return answer;
   }
 
   /** Runs litesvm's simulation of canonical `txBytes`, with signature checks on or off. Never throws. */
@@ -253,6 +295,7 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
     count += 1n;
     remember({
       outcome: Object.freeze({ slot, err, errText: err === null ? null : renderTransactionError(err) }),
+      addresses: checked.accountKeys.map(addressOf),
       base: {
         signature,
         slot,
@@ -307,6 +350,7 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
       return entry ? materialize(entry) : null;
     },
     outcome: (signature: Signature) => history.get(signature)?.outcome ?? null,
+    signaturesForAddress,
     transactionCount: () => count,
   });
 }

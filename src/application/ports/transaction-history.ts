@@ -14,10 +14,11 @@ export type AddressSignature = Readonly<{
 export const MAX_SIGNATURES_PER_PAGE = 1000;
 
 /**
- * Read access to landed transactions by address, at `confirmed`. Only a JSON-RPC node keeps this
- * history; the embedded ledger does not implement it (registry accounts there are written by
- * cheat codes, with no transaction behind them), so whoever needs it gets nothing there.
- * Both methods throw `LedgerError` when the node is unreachable.
+ * Read access to landed transactions by address, at `confirmed`, from a JSON-RPC node (the
+ * embedded ledger's server answers it too, from its own history, when it runs as its own process:
+ * `npm run ledger`). In process the service does not ask: registry accounts there are written by
+ * cheat codes, with no transaction behind them. Both methods throw `LedgerError` when the node is
+ * unreachable.
  */
 export type TransactionHistory = Readonly<{
   /**

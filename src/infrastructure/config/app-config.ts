@@ -21,6 +21,8 @@ export const AppConfigSchema = Type.Object({
   SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: "^https?://" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** Apply pending migrations at boot (a laptop); false: only check the schema is current (`npm run migrate` does it). */
+  MIGRATE_ON_BOOT: Type.Boolean({ default: true }),
   RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
   /** Failed settlement records younger than this are asked about again (landed after all? settled); 0 turns it off. */
   RECONCILE_RECHECK_FAILED_MINUTES: Type.Integer({ minimum: 0, maximum: 1440, default: 30 }),

@@ -30,6 +30,25 @@ export function isSecretName(name: string): boolean {
   return SECRET_FIELD.test(name);
 }
 
+/**
+ * Settings named after a secret whose values are not one: where the secret is (a file, a path, a
+ * directory, a module, a token or key label or id) or how long something lasts. Masking their
+ * values everywhere garbled unrelated text: a token label "facilitator" turned `ROLE=facilitator`
+ * into `ROLE=***`.
+ */
+const SECRET_REFERENCE = /_(FILE|PATH|DIR|MODULE|LABEL|ID|SECONDS|MS)$/i;
+const BOOLEAN_WORD = /^(true|false|yes|no|on|off)$/i;
+
+/**
+ * Rule 1 for values: whether the value of this environment setting is a secret to remove from free
+ * text (a private key, a PIN, a password). A boolean says nothing secret (SEED_SAMPLE_AGENTS=true).
+ */
+export function isSecretValue(name: string, value: string | undefined): value is string {
+  if (value === undefined || !isSecretName(name) || SECRET_REFERENCE.test(name)) return false;
+  const trimmed = value.trim();
+  return trimmed.length >= 4 && !BOOLEAN_WORD.test(trimmed);
+}
+
 /** Removes credentials from free text: URL userinfo and key-like query parameters (rules 2 and 3). */
 export function redactText(text: string): string {
   return text.replace(URL_CREDENTIALS, `$1${MASK}@`).replace(URL_KEY_PARAM, `$1${MASK}`);
@@ -70,8 +89,12 @@ export function redactUrl(raw: string): string {
 
 /** SECURITY (rule 5): removes every secret part of `raw` (and `raw` itself) from free text such as error messages. */
 export function scrubUrlSecrets(text: string, raw: string): string {
-  let out = text.split(raw).join(redactUrl(raw));
   const url = parse(raw);
+  const redacted = redactUrl(raw);
+  // A URL with nothing to hide is its own redacted form, less the slash the parser adds
+  // (`https://rpc.example` becomes `https://rpc.example/`): replacing it inside its redacted form
+  // would double that slash.
+  let out = url !== null && redacted === url.href ? text : text.split(raw).join(redacted);
   if (url === null) return out;
   for (const secret of secretsOf(url)) out = out.split(secret).join(MASK);
   return out;

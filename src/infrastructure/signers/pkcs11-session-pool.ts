@@ -21,6 +21,8 @@ export type SessionPoolOptions = Readonly<{
   pin: string;
   /** Setting that named the PIN, for error messages. */
   pinSetting: string;
+  /** Told when the token rejects the PIN (CKR_PIN_INCORRECT...), before the error is thrown: pin-rejections.ts. */
+  onPinRejected?: (reason: string) => void;
 }>;
 
 /**
@@ -31,9 +33,19 @@ export function openSessionPool(options: SessionPoolOptions): SessionPool {
   const idle: Handle[] = [];
   const waiters: Array<Readonly<{ resolve(session: Handle): void; reject(error: Error): void }>> = [];
   let closed = false;
+  // SECURITY: once the token rejected the PIN (changed on the HSM under a running service), no
+  // session renewal logs in with it again: each attempt would count toward the HSM's lockout.
+  let pinRejected: string | null = null;
+  const loginOptions: SessionPoolOptions = {
+    ...options,
+    onPinRejected: (reason) => {
+      pinRejected = reason;
+      options.onPinRejected?.(reason);
+    },
+  };
 
   const first = openSession(options);
-  login(options, first);
+  login(loginOptions, first);
   idle.push(first);
   try {
     for (let i = 1; i < options.size; i++) idle.push(openSession(options));
@@ -59,8 +71,11 @@ export function openSessionPool(options: SessionPoolOptions): SessionPool {
   /** Replaces a session the token invalidated, logging in again if the login was lost. */
   const renew = (lost: Handle): Handle => {
     closeQuietly(options, lost);
+    if (pinRejected !== null) {
+      throw new SignerError("ACCESS_DENIED", `${options.pinSetting}: the token rejected the PIN (${pinRejected}); not logging in again until the service restarts with a fixed PIN`);
+    }
     const session = openSession(options);
-    login(options, session);
+    login(loginOptions, session);
     return session;
   };
 
@@ -114,6 +129,7 @@ function login(options: SessionPoolOptions, session: Handle): void {
     closeQuietly(options, session);
     // SECURITY: the PIN itself never appears; only the setting that supplied it.
     if (code !== null && PIN_REJECTED_CODES.has(code)) {
+      options.onPinRejected?.(pkcs11ErrorName(error));
       throw new SignerError("ACCESS_DENIED", `${options.pinSetting}: the token rejected the PIN (${pkcs11ErrorName(error)})`);
     }
     throw new SignerError("BACKEND_UNAVAILABLE", `pkcs11: login failed (${pkcs11ErrorName(error)})`);

@@ -5,6 +5,7 @@ import { addressFromPublicKey, ed25519KeyFromEcPoint } from "./ed25519-public-ke
 import { CKK_EC_EDWARDS, CKM_EDDSA, pkcs11ErrorName } from "./pkcs11-constants.ts";
 import { acquirePkcs11Module, type Pkcs11Module, tokenStoreHint } from "./pkcs11-module.ts";
 import { openSessionPool, type SessionPool } from "./pkcs11-session-pool.ts";
+import { pinRejectionsFor } from "./pin-rejections.ts";
 import { resolveSecret, type SecretDeps } from "./secret-source.ts";
 import { createSignatureVerifier, type SignatureVerifier } from "./signature-verifier.ts";
 import type { Pkcs11SignerConfig } from "./signer-config.ts";
@@ -20,12 +21,18 @@ const BOOT_PROBE = new TextEncoder().encode("pkcs11 signer boot probe");
  * reads the public key from CKA_EC_POINT and proves the pair with one probe signature.
  */
 export async function createPkcs11Signer(config: Pkcs11SignerConfig, deps: SecretDeps): Promise<Signer> {
+  // SECURITY: a PIN the token already rejected is not tried again (an HSM locks the user after a
+  // few failed logins); checked before anything touches the module.
+  const rejections = pinRejectionsFor(deps.env);
+  rejections?.assertNotRejected(config);
   const pin = resolveSecret(config.pin, deps);
   const module = await acquirePkcs11Module(config.modulePath, `${config.origin}PKCS11_MODULE`, deps.env);
   let pool: SessionPool | null = null;
   try {
     const slot = findSlot(module, config, deps);
-    pool = openSessionPool({ module, slot, size: config.sessions, pin, pinSetting: config.pin.setting });
+    const onPinRejected = rejections ? (reason: string) => rejections.record(config, reason) : undefined;
+    pool = openSessionPool({ module, slot, size: config.sessions, pin, pinSetting: config.pin.setting, ...(onPinRejected ? { onPinRejected } : {}) });
+    rejections?.clear(config);
     const keys = await pool.withSession(async (session) => findKeys(module, session, config));
     const address = addressFromPublicKey(keys.publicKey);
     if (config.expectedAddress !== null && config.expectedAddress !== address) {

@@ -54,6 +54,39 @@ export function applyMigrations(
   });
 }
 
+export type SchemaState = Readonly<{
+  /** Known migrations this database has not applied, in order. */
+  pending: readonly number[];
+  /** Versions recorded by a newer release. */
+  unknown: readonly number[];
+  version: number;
+}>;
+
+/**
+ * What `applyMigrations` would do, without doing it or taking its lock: read-only, so a process
+ * whose role may not change the schema (MIGRATE_ON_BOOT=false) can check it at boot.
+ */
+export async function readSchemaState(db: SqlQueryable, migrations: readonly Migration[] = MIGRATIONS): Promise<SchemaState> {
+  const table = await db.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+  const done = table[0]?.["present"] === true ? await appliedVersions(db) : new Set<number>();
+  return Object.freeze({
+    pending: Object.freeze(migrations.map((m) => m.version).filter((version) => !done.has(version))),
+    unknown: Object.freeze(unknownVersions(done, migrations)),
+    version: Math.max(0, ...done),
+  });
+}
+
+/** A database whose schema lacks migrations this release needs, met by a process that does not migrate. */
+export class SchemaBehindError extends Error {
+  override readonly name = "SchemaBehindError";
+  constructor(readonly pending: readonly number[]) {
+    super(
+      `the database schema is behind this release: migration(s) ${pending.join(", ")} not applied, and MIGRATE_ON_BOOT=false keeps this process from applying them. ` +
+        "Run the migration first (`npm run migrate`, or the Job in deploy/migrate) with the schema owner's DATABASE_URL, then start again.",
+    );
+  }
+}
+
 /** The highest applied migration; LATEST_SCHEMA_VERSION once `applyMigrations` ran. */
 export async function readSchemaVersion(db: SqlQueryable): Promise<number> {
   const rows = await db.query("SELECT COALESCE(MAX(version), 0)::integer AS version FROM schema_migrations");

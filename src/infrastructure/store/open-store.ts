@@ -3,7 +3,7 @@ import type { Logger } from "../../application/ports/logger.ts";
 import { silentLogger } from "../../application/ports/logger.ts";
 import type { SettlementStore } from "../../application/ports/settlement-store.ts";
 import { describeDatabaseUrl } from "../logging/redact.ts";
-import { applyMigrations, readSchemaVersion } from "./migrate.ts";
+import { applyMigrations, readSchemaState, readSchemaVersion, SchemaBehindError } from "./migrate.ts";
 import { createPgliteExecutor } from "./pglite-executor.ts";
 import { DEFAULT_PGLITE_TEMPLATE, checkPgliteTemplate, isEmptyDirectory } from "./pglite-template.ts";
 import { createPostgresExecutor } from "./postgres-executor.ts";
@@ -19,6 +19,11 @@ export type StoreOptions = Readonly<{
   inMemory?: boolean;
   /** PostgreSQL pool size per process (default 10). */
   maxConnections?: number;
+  /**
+   * true (default): apply pending migrations. false: only check that none is pending and refuse
+   * to open (SchemaBehindError) otherwise; the role then needs no right to change the schema.
+   */
+  migrate?: boolean;
   /**
    * Where a new PGlite directory is copied from instead of running initdb (pglite-template.ts);
    * default: the template `npm ci` builds under node_modules/.cache; null: always initdb.
@@ -40,18 +45,16 @@ export type OpenedStore = Readonly<{
 
 /**
  * Opens the configured database, applies pending migrations (under an advisory lock, so
- * replicas may start together) and returns the stores. Throws if the database cannot be
- * reached or migrated; nothing is left open in that case.
+ * replicas may start together) or, with `migrate: false`, checks that none is pending, and
+ * returns the stores. Throws if the database cannot be reached, migrated or is behind; nothing
+ * is left open in that case.
  */
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   const logger = (options.logger ?? silentLogger).child({ component: "store" });
-  const executor = await openExecutor(options, logger);
+  const executor = await openDatabase(options, logger);
   try {
-    const report = await applyMigrations(executor);
-    if (report.applied.length > 0) logger.info("store migrated", { applied: report.applied, version: report.version });
-    if (report.unknown.length > 0) {
-      logger.warn("database has migrations from a newer release", { unknown: report.unknown });
-    }
+    if (options.migrate === false) await requireCurrentSchema(executor, logger);
+    else await migrate(executor, logger);
   } catch (error) {
     await executor.close().catch(() => undefined);
     throw error;
@@ -68,12 +71,25 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   });
 }
 
+async function migrate(executor: SqlExecutor, logger: Logger): Promise<void> {
+  const report = await applyMigrations(executor);
+  if (report.applied.length > 0) logger.info("store migrated", { applied: report.applied, version: report.version });
+  if (report.unknown.length > 0) logger.warn("database has migrations from a newer release", { unknown: report.unknown });
+}
+
+async function requireCurrentSchema(executor: SqlExecutor, logger: Logger): Promise<void> {
+  const state = await readSchemaState(executor);
+  if (state.pending.length > 0) throw new SchemaBehindError(state.pending);
+  if (state.unknown.length > 0) logger.warn("database has migrations from a newer release", { unknown: state.unknown });
+}
+
 /** Where PGlite keeps its files under a DATA_DIR. */
 export function pgliteDirectory(dataDir: string): string {
   return join(dataDir, "pglite");
 }
 
-async function openExecutor(options: StoreOptions, logger: Logger): Promise<SqlExecutor> {
+/** The configured database without touching its schema (the migration tool's entry point). */
+export async function openDatabase(options: StoreOptions, logger: Logger = silentLogger): Promise<SqlExecutor> {
   if (options.databaseUrl !== undefined && options.databaseUrl !== "") {
     // SECURITY: the redacted target only; the URL carries the password.
     logger.info("store opening", { kind: "postgres", target: describeDatabaseUrl(options.databaseUrl) });
