@@ -32,9 +32,9 @@ export async function planMint(): Promise<PlannedMint> {
  * Makes `planned` a Token-2022 mint with `extensions`. The local ledger put a placeholder SPL mint at
  * every accepted asset at boot; it is removed first, then the real transaction creates the mint.
  */
-export async function createMintOn(ledger: LocalLedger, planned: PlannedMint, extensions: ExtensionArgs[]): Promise<Address> {
+export async function createMintOn(ledger: LocalLedger, planned: PlannedMint, extensions: ExtensionArgs[], freezeAuthority: Address | null = null): Promise<Address> {
   ledger.setAccount(planned.address, { lamports: 0n, data: new Uint8Array(0), owner: SYSTEM });
-  return createToken2022Mint(ledger.execute, ledger.getMinimumBalanceForRentExemption, { mint: planned.key, decimals: DECIMALS, authority: planned.authority, extensions });
+  return createToken2022Mint(ledger.execute, ledger.getMinimumBalanceForRentExemption, { mint: planned.key, decimals: DECIMALS, authority: planned.authority, freezeAuthority, extensions });
 }
 
 export async function t22AtaOf(owner: Address, mint: Address): Promise<Address> {

@@ -102,4 +102,30 @@ describe("Token-2022 payments the policy accepts (whole service, embedded ledger
   });
 });
 
-void t22TransferWithFee;
+describe("TOKEN_2022_TRANSFER_FEE=gross-up (whole service, embedded ledger, real Token-2022)", () => {
+  const feeMint = { planned: undefined as PlannedMint | undefined };
+  const grossUp = useEmbeddedService({ TOKEN_2022_TRANSFER_FEE: "gross-up", USDC_MINT: [DEVNET_USDC_MINT, mints.plain.address].join(",") });
+  beforeAll(async () => {
+    // The fee mint must be an accepted asset of this second service: reuse the planned plain mint's address there.
+    feeMint.planned = mints.plain;
+    await createMintOn(grossUp.ledger, mints.plain, [EXTENSIONS.transferFee(mints.plain.authority.address, 100)]);
+  }, 30_000);
+
+  test("TransferCheckedWithFee grossed up settles: the payee receives exactly the amount, the mint withholds the fee", async () => {
+    const planned = feeMint.planned as PlannedMint;
+    const actors = await fundedOn(grossUp.ledger, planned, FUND);
+    // 1% of 252,526 rounds up to 2,526: the payee receives 250,000.
+    const body = await t22Body(grossUp, actors, planned.address, AMOUNT, await t22TransferWithFee(actors, planned.address, 252_526n, 2_526n));
+    expect((await postJson(grossUp.service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: true });
+    expect((await postJson(grossUp.service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: true });
+    expect(await balanceOn(grossUp.ledger, actors.payTo.address, planned.address)).toBe(AMOUNT);
+    expect(await balanceOn(grossUp.ledger, actors.payer.address, planned.address)).toBe(FUND - 252_526n);
+  });
+
+  test("a plain TransferChecked of the fee-bearing mint is still refused: TRANSFER_FEE_NOT_ALLOWED", async () => {
+    const planned = feeMint.planned as PlannedMint;
+    const actors = await fundedOn(grossUp.ledger, planned, FUND);
+    const body = await t22Body(grossUp, actors, planned.address, AMOUNT, await t22Transfer(actors, planned.address, AMOUNT));
+    expect((await postJson(grossUp.service.facilitatorApp, "/verify", body)).body).toMatchObject({ isValid: false, invalidReason: "TRANSFER_FEE_NOT_ALLOWED" });
+  });
+});
