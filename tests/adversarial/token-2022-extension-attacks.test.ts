@@ -37,6 +37,7 @@ beforeAll(async () => {
   await createMintOn(ledger, mints.nonTransferable, [EXTENSIONS.nonTransferable()]);
   await createMintOn(ledger, mints.paused, [EXTENSIONS.pausable(mints.paused.authority.address)]);
   await createMintOn(ledger, mints.plain, []);
+  await createMintOn(ledger, mints.frozen, [EXTENSIONS.defaultFrozen()], mints.frozen.authority.address);
 }, 30_000);
 
 /** A funded payer pays AMOUNT of `planned` with TransferChecked through Token-2022; both endpoints refuse with `reason`, and nothing moves. */
@@ -85,12 +86,20 @@ describe("Token-2022 extension attacks (whole service, embedded ledger, real Tok
   });
 });
 
+describe("/supported says which assets are refused and why (whole service)", () => {
+  test("the hook mint is declared with TRANSFER_HOOK_NOT_ALLOWED", async () => {
+    const reply = await rig.service.facilitatorApp.handle(new Request("http://facilitator.test/supported"));
+    const body = (await reply.json()) as { kinds: { extra: { assetPolicies: { asset: string }[] } }[] };
+    expect(body.kinds[0]?.extra.assetPolicies.find((entry) => entry.asset === mints.hook.address)).toMatchObject({ extensions: ["TransferHook"], refusedWith: "TRANSFER_HOOK_NOT_ALLOWED" });
+  });
+});
+
 describe("default-frozen accounts (whole service, embedded ledger, real Token-2022)", () => {
   test("a mint whose new accounts start frozen: MINT_NOT_TRANSFERABLE, even when the issuer thawed the payer's account", async () => {
     const { ledger } = rig;
     const { authority } = mints.frozen;
-    // Default-frozen needs a freeze authority; the payer's account is thawed and funded by it, the payee's stays frozen.
-    await createMintOn(ledger, mints.frozen, [EXTENSIONS.defaultFrozen()], authority.address);
+    // Default-frozen needs a freeze authority (the mint is made in beforeAll); the payer's account is
+    // thawed and funded by it, the payee's stays frozen.
     const [payer, payTo] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
     const source = await mintToken2022(ledger.execute, { mint: mints.frozen.address, owner: payer.address, amount: 0n, decimals: DECIMALS, authority });
     await mintToken2022(ledger.execute, { mint: mints.frozen.address, owner: payTo.address, amount: 0n, decimals: DECIMALS, authority });

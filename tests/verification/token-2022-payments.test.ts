@@ -102,6 +102,17 @@ describe("Token-2022 payments the policy accepts (whole service, embedded ledger
   });
 });
 
+describe("/supported declares each asset's token program and extensions (whole service)", () => {
+  test("SPL Token USDC and the Token-2022 mints, read from the ledger; a listed permanent delegate is not a refusal", async () => {
+    const reply = await rig.service.facilitatorApp.handle(new Request("http://facilitator.test/supported"));
+    const body = (await reply.json()) as { kinds: { extra: { assetPolicies: unknown[] } }[] };
+    const policies = body.kinds[0]?.extra.assetPolicies;
+    expect(policies).toContainEqual({ asset: DEVNET_USDC_MINT, tokenProgram: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", decimals: 6, extensions: [], transferFee: "none", refusedWith: null });
+    expect(policies).toContainEqual({ asset: mints.zeroFee.address, tokenProgram: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", decimals: 6, extensions: ["TransferFeeConfig"], transferFee: "refuse", refusedWith: null });
+    expect(policies).toContainEqual({ asset: mints.allowedDelegate.address, tokenProgram: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb", decimals: 6, extensions: ["PermanentDelegate"], transferFee: "none", refusedWith: null });
+  });
+});
+
 describe("TOKEN_2022_TRANSFER_FEE=gross-up (whole service, embedded ledger, real Token-2022)", () => {
   const feeMint = { planned: undefined as PlannedMint | undefined };
   const grossUp = useEmbeddedService({ TOKEN_2022_TRANSFER_FEE: "gross-up", USDC_MINT: [DEVNET_USDC_MINT, mints.plain.address].join(",") });
