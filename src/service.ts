@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { parseAllowedDelegateMints } from "./domain/token/mint-policy.ts";
 import type { Address } from "@solana/kit";
 import pkg from "../package.json" with { type: "json" };
 import { FACILITATOR_READINESS, type HealthCheck, type HealthProbe, type HealthProbes, REGISTRY_READINESS } from "./application/health.ts";
@@ -168,6 +169,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     assetDecimals: USDC_DECIMALS,
     protocolFee: protocolFee ?? null,
     minimumAmounts: parseMinimumAmounts(config.MIN_PAYMENT_AMOUNT, acceptedAssets),
+    token2022: { transferFee: config.TOKEN_2022_TRANSFER_FEE, allowPermanentDelegate: parseAllowedDelegateMints(config.TOKEN_2022_ALLOW_PERMANENT_DELEGATE) },
     simulate: config.VERIFY_SIMULATE,
     ...createVerificationCaches(ledger),
     ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),

@@ -35,6 +35,11 @@ export const REASON_CODES = [
   "MINT_MISMATCH",
   "RECIPIENT_MISMATCH",
   "SELF_PAYMENT",
+  // Token-2022 extension policy (docs/verification.md).
+  "TRANSFER_FEE_NOT_ALLOWED",
+  "TRANSFER_HOOK_NOT_ALLOWED",
+  "PERMANENT_DELEGATE_NOT_ALLOWED",
+  "MINT_NOT_TRANSFERABLE",
   // Ledger-backed checks.
   "BLOCKHASH_EXPIRED",
   "SIMULATION_FAILED",

@@ -138,10 +138,12 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
       protocolFee: null,
       payToPolicy: "any",
     };
+    // Each asset's token program and Token-2022 extensions (issue 24): USDC is an SPL Token mint.
+    const assetPolicies = [{ asset: DEVNET_USDC_MINT, tokenProgram: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", decimals: 6, extensions: [], transferFee: "none", refusedWith: null }];
     expect(await response.json()).toEqual({
       kinds: [
-        { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy } },
-        { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy } },
+        { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy, assetPolicies } },
+        { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy, assetPolicies } },
       ],
       extensions: ["svc-atomic", "svc-attestation", "svc-delegated"],
       signers: { "solana:*": [actors.feePayer.address, second] },

@@ -1,5 +1,18 @@
 import { readFileSync } from "node:fs";
-import { lamports as toLamports, type Address, type KeyPairSigner, type Signature } from "@solana/kit";
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getTransactionEncoder,
+  lamports as toLamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Blockhash,
+  type KeyPairSigner,
+  type Signature,
+} from "@solana/kit";
 import { findAssociatedTokenPda, getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { Clock as SysvarClock, LiteSVM } from "litesvm";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -10,6 +23,7 @@ import { rawLiteSvm } from "./litesvm-raw.ts";
 import { systemClock, silentLogger, type AccountSnapshot, type Clock, type Logger, type ProgramAccountFilter, type SignatureStatus } from "./ports.ts";
 import { createProgramAccountMirror } from "./program-account-mirror.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
+import type { InstructionRunner } from "./token-2022-mints.ts";
 import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
 import { renderTransactionError } from "./transaction-error.ts";
 import {
@@ -59,6 +73,12 @@ export type EmbeddedLedger = Readonly<{
   airdrop(address: Address, lamports: bigint): Promise<Signature>;
   requestAirdrop(address: Address, lamports: bigint): Promise<Signature>;
   setAccount(address: Address, update: AccountUpdate): void;
+  /**
+   * Runs `build`'s instructions as one real transaction, with the faucet as fee payer (and as the
+   * payer `build` may name, e.g. for CreateAccount); every other signer comes with its instruction.
+   * Throws TransactionRefused when the ledger refuses it. See token-2022-mints.ts.
+   */
+  execute: InstructionRunner;
   /** Creates or updates `owner`'s associated token account for `mint`; returns its address. */
   setTokenAccount(owner: Address, mint: Address, update: TokenAccountUpdate, tokenProgram?: Address): Promise<Address>;
   getTransaction(signature: Signature): TransactionRecord | null;
@@ -239,6 +259,24 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     return result.signature;
   }
 
+  const execute: InstructionRunner = async (build) => {
+    faucet ??= createFaucetSigner(seed);
+    const signer = await faucet;
+    const balance = BigInt(svm.getBalance(signer.address) ?? 0n);
+    if (balance < FAUCET_RESERVE / 2n) setAccount(signer.address, { lamports: balance + FAUCET_RESERVE });
+    const latest = slots.latest();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(signer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: latest.lastValidBlockHeight }, m),
+      (m) => appendTransactionMessageInstructions(build(signer), m),
+    );
+    const wire = new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)));
+    const result = executor.submit(wire);
+    if (!result.ok) throw new TransactionRefused(result.refusal);
+    return result.signature;
+  };
+
   function statusDetail(outcome: TransactionOutcome, now: bigint): StatusDetail {
     const finalized = now - outcome.slot >= FINALITY_SLOTS;
     return Object.freeze({
@@ -293,6 +331,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
   return Object.freeze({
     airdrop,
     requestAirdrop: airdrop,
+    execute,
     setAccount,
     setTokenAccount,
     getTransaction: (signature: Signature) => executor.record(signature),

@@ -22,6 +22,7 @@ export { parseLedgerPrograms } from "./ledger-programs.ts";
 export type { AccountSnapshot, Clock, Logger, ProgramAccountFilter, SignatureStatus } from "./ports.ts";
 export { BLOCKHASH_VALIDITY_BLOCKS, MS_PER_SLOT, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
 export { encodeMint, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
+export { createToken2022Mint, mintToken2022, type InstructionRunner, type Token2022MintSpec } from "./token-2022-mints.ts";
 export { renderTransactionError, type TransactionErrorJson } from "./transaction-error.ts";
 export {
   type AddressSignature,

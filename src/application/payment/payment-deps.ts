@@ -10,6 +10,8 @@ import type { PayToPolicy } from "../ports/pay-to-policy.ts";
 import type { PayerPaymentId } from "../ports/settlement-store.ts";
 import type { TokenAccountViews } from "./token-accounts.ts";
 import type { BlockhashCheck } from "./shared-blockhash-check.ts";
+import type { MintReader } from "./mint-reader.ts";
+import type { Token2022Policy } from "../../domain/token/mint-policy.ts";
 
 /** Everything the payment pipeline reads, for every kind of payment (standard and each mode). */
 export type PaymentDeps = Readonly<{
@@ -21,8 +23,12 @@ export type PaymentDeps = Readonly<{
   network: string;
   /** Every accepted asset (USDC_MINT); the first is the one a development ledger funds. */
   assets: readonly Address[];
-  /** Decimals of the accepted assets (6, USDC). */
+  /** Decimals of the accepted assets (6, USDC), for the modes; a standard payment uses its mint's own. */
   assetDecimals: number;
+  /** Each asset's mint as the ledger has it (token program, decimals, Token-2022 extensions), cached. */
+  mints: MintReader;
+  /** TOKEN_2022_TRANSFER_FEE and TOKEN_2022_ALLOW_PERMANENT_DELEGATE; absent: refuse fees, allow no permanent delegate. */
+  token2022?: Token2022Policy;
   /** VERIFY_SIMULATE: /verify's blockhash check and simulation (/settle always simulates). */
   simulate: boolean;
   /** PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS: admits the x84 client's two-transfer payment. */

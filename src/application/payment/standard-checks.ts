@@ -7,6 +7,9 @@ import { preflightPayment } from "./ledger-preflight.ts";
 import type { PaymentDeps } from "./payment-deps.ts";
 import { type PaymentRefusal, refused } from "./payment-refusal.ts";
 import { checkPaymentRequirements } from "./requirements.ts";
+import { reject } from "../../domain/rejection.ts";
+import { checkMintPolicy, DEFAULT_TOKEN_2022_POLICY } from "../../domain/token/mint-policy.ts";
+import { feeOf, splitFor } from "../../domain/verification/protocol-fee.ts";
 
 /** A standard payment that passed every static rule: what /verify goes on with and /settle co-signs. */
 export type StandardPayment = Readonly<{
@@ -40,6 +43,12 @@ export async function checkStandardTransaction(request: PaymentRequest, deps: Pa
   const { paymentPayload: payload, paymentRequirements: requirements } = request;
   const requirementProblem = await checkPaymentRequirements(request, deps);
   if (requirementProblem) return refused(requirementProblem);
+  // SECURITY: the token program, decimals and extensions come from the mint on the ledger, never from the client.
+  const mint = await deps.mints.read(requirements.asset as Address);
+  if (mint === null) return refused(reject("UNSUPPORTED_ASSET", `asset ${requirements.asset} is not a mint of SPL Token or Token-2022 on this ledger`));
+  const token2022 = deps.token2022 ?? DEFAULT_TOKEN_2022_POLICY;
+  const mintProblem = checkMintPolicy(mint, movedAmounts(request, deps), token2022);
+  if (mintProblem) return refused(mintProblem);
 
   const verdict = await verifyPaymentTransaction({
     transaction: payload.transaction,
@@ -50,6 +59,8 @@ export async function checkStandardTransaction(request: PaymentRequest, deps: Pa
     atas: deps.atas,
     keys: deps.verificationKeys,
     protocolFee: deps.protocolFee,
+    mint,
+    token2022,
   });
   if (!verdict.ok) return refused(verdict.rejection, verdict.payer);
   const { view, transfers, payer } = verdict;
@@ -94,4 +105,13 @@ export async function verifyStandardPayment(request: PaymentRequest, deps: Payme
   if (!valid) return refused({ reason: "BLOCKHASH_EXPIRED", message: `blockhash ${payment.recentBlockhash} is no longer valid` }, payer);
   if (preflight.rejection) return refused(preflight.rejection, payer);
   return preflight.unitsConsumed === undefined ? payment : Object.freeze({ ...payment, unitsConsumed: preflight.unitsConsumed });
+}
+
+/** What the payment moves out of the payer's account: the payee's share, then the protocol fee when split. */
+function movedAmounts(request: PaymentRequest, deps: PaymentDeps): readonly bigint[] {
+  const amount = request.paymentRequirements.amount;
+  const split = splitFor(request.paymentRequirements, deps.protocolFee);
+  if (split === null) return [amount];
+  const fee = feeOf(amount, split);
+  return [amount - fee, fee];
 }

@@ -3,12 +3,14 @@ import { type VerificationKeyCache, createVerificationKeyCache } from "../../dom
 import { type TokenAccountViews, createTokenAccountViews } from "./token-accounts.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import { type BlockhashCheck, createSharedBlockhashCheck } from "./shared-blockhash-check.ts";
+import { type MintReader, createMintReader } from "./mint-reader.ts";
 
 export type VerificationCaches = Readonly<{
   atas: AtaDeriver;
   verificationKeys: VerificationKeyCache;
   tokenViews: TokenAccountViews;
   blockhashCheck: BlockhashCheck;
+  mints: MintReader;
 }>;
 
 /**
@@ -24,5 +26,7 @@ export function createVerificationCaches(ledger: Ledger): VerificationCaches {
     tokenViews: createTokenAccountViews(),
     // Concurrent verifications of one blockhash share a single isBlockhashValid call.
     blockhashCheck: createSharedBlockhashCheck(ledger),
+    // Each accepted mint's token program, decimals and extensions, read once (Token-2022: per TTL).
+    mints: createMintReader(ledger),
   };
 }

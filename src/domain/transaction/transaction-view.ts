@@ -1,20 +1,27 @@
 import type { Address, Transaction } from "@solana/kit";
 
-/** An SPL Token TransferChecked, fully decoded (exactly 4 accounts, 10 data bytes). */
+/**
+ * A TransferChecked of SPL Token or Token-2022, fully decoded (exactly 4 accounts, 10 data bytes),
+ * or Token-2022's TransferCheckedWithFee (the same accounts, 19 data bytes), whose `fee` is the
+ * fee the payer states the mint withholds (null for a plain TransferChecked).
+ */
 export type TransferChecked = Readonly<{
   kind: "transfer-checked";
+  /** The token program the instruction calls: it must be the mint's owner. */
+  program: Address;
   source: Address;
   mint: Address;
   destination: Address;
   authority: Address;
   amount: bigint;
   decimals: number;
+  fee: bigint | null;
 }>;
 
 /** What one top-level instruction means, as far as verification cares. */
 export type InstructionMeaning =
   | TransferChecked
-  /** Any SPL Token instruction other than a well-formed TransferChecked (Approve, CloseAccount, ...). */
+  /** Any token instruction other than a well-formed TransferChecked (Approve, CloseAccount, ...). */
   | Readonly<{ kind: "token-other"; discriminator: number | null; note: string }>
   | Readonly<{ kind: "compute-unit-limit"; units: number }>
   | Readonly<{ kind: "compute-unit-price"; microLamports: bigint }>

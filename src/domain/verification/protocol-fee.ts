@@ -40,12 +40,15 @@ export async function checkFeeTransfer(
   if (fee.source !== payment.source || fee.authority !== payment.authority) {
     return reject("UNEXPECTED_TOKEN_INSTRUCTION", "the protocol-fee transfer must come from the payment's source and authority");
   }
+  if (fee.fee !== null || fee.program !== payment.program) {
+    return reject("UNEXPECTED_TOKEN_INSTRUCTION", "the protocol-fee transfer must be a plain TransferChecked through the payment's token program");
+  }
   if (fee.mint !== payment.mint || fee.decimals !== payment.decimals) return reject("MINT_MISMATCH", "the protocol-fee transfer must move the payment's mint");
   const expected = feeOf(requirements.amount, split);
   if (fee.amount !== expected) {
     return reject("AMOUNT_MISMATCH", `expected a protocol fee of ${expected} (${split.bps} bps of ${requirements.amount}), received ${fee.amount}`);
   }
-  const treasuryAccount = await atas.derive(split.treasury, payment.mint);
+  const treasuryAccount = await atas.derive(split.treasury, payment.mint, payment.program);
   return fee.destination === treasuryAccount
     ? null
     : reject("RECIPIENT_MISMATCH", `the protocol fee goes to ${fee.destination}, not the treasury's token account ${treasuryAccount}`);

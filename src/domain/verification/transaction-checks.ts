@@ -1,5 +1,7 @@
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "@solana-program/compute-budget";
+import type { Address } from "@solana/kit";
 import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "@solana-program/token-2022";
 import { isMemoProgram } from "@x84/solana-wire";
 import type { TransactionView, TransferChecked } from "../transaction/transaction-view.ts";
 import { reject, type Rejection } from "../rejection.ts";
@@ -30,13 +32,18 @@ export function checkInstructionCount(view: TransactionView, policy: Verificatio
 }
 
 /**
- * SECURITY: only SPL Token, ComputeBudget and Memo may run. Any other program (System transfer,
- * ATA create, a custom program) could spend the fee payer's lamports or rent.
+ * SECURITY: only the asset's token program (SPL Token or Token-2022, as the mint's owner on the
+ * ledger says), ComputeBudget and Memo may run. Any other program (System transfer, ATA create, a
+ * custom program) could spend the fee payer's lamports or rent; the other token program cannot
+ * move this mint, so its transfer would only fail after our fee is charged.
  */
-export function checkProgramsAllowed(view: TransactionView): Rejection | null {
+export function checkProgramsAllowed(view: TransactionView, tokenProgram: Address = TOKEN_PROGRAM_ADDRESS): Rejection | null {
   for (const instruction of view.instructions) {
     const program = instruction.programAddress;
-    if (program === TOKEN_PROGRAM_ADDRESS || program === COMPUTE_BUDGET_PROGRAM_ADDRESS || isMemoProgram(program)) continue;
+    if (program === tokenProgram || program === COMPUTE_BUDGET_PROGRAM_ADDRESS || isMemoProgram(program)) continue;
+    if (program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS) {
+      return reject("DISALLOWED_PROGRAM", `instruction ${instruction.index} calls token program ${program}, but the asset is a mint of ${tokenProgram}`);
+    }
     return reject("DISALLOWED_PROGRAM", `instruction ${instruction.index} calls program ${program}, which is not allowed`);
   }
   return null;
@@ -47,7 +54,7 @@ export type TransfersFound =
   | Readonly<{ ok: false; rejection: Rejection }>;
 
 /**
- * SECURITY: SPL Token instructions are TransferChecked and nothing else, and there are exactly
+ * SECURITY: token instructions are TransferChecked (or TransferCheckedWithFee) and nothing else, and there are exactly
  * `expected` of them (1; 2 with a protocol-fee split). Approve, SetAuthority, CloseAccount (whose
  * rent could go anywhere) or a transfer riding along are refused.
  */

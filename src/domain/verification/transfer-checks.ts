@@ -27,7 +27,8 @@ export function checkAmount(transfer: TransferChecked, expected: bigint): Reject
 
 /**
  * SECURITY: funds must reach the payee: the destination is `payTo` itself (already a token
- * account) or the associated token account of `payTo` for the asset.
+ * account) or the associated token account of `payTo` for the asset under the mint's token
+ * program (the transfer's program, already checked to be the mint's owner).
  */
 export async function checkRecipient(
   transfer: TransferChecked,
@@ -37,7 +38,7 @@ export async function checkRecipient(
   if (transfer.destination === requirements.payTo) return null;
   let expected: Address;
   try {
-    expected = await atas.derive(requirements.payTo as Address, requirements.asset as Address);
+    expected = await atas.derive(requirements.payTo as Address, requirements.asset as Address, transfer.program);
   } catch {
     return reject("RECIPIENT_MISMATCH", `payTo ${requirements.payTo} is not a valid address`);
   }

@@ -15,8 +15,12 @@ import {
   findTransfers,
 } from "./transaction-checks.ts";
 import { type ProtocolFeeSplit, checkFeeTransfer, feeOf, splitFor } from "./protocol-fee.ts";
-import { checkAmount, checkAuthorityIsSigner, checkDecimals, checkMint, checkNotSelfPayment, checkRecipient } from "./transfer-checks.ts";
+import { checkAuthorityIsSigner, checkDecimals, checkMint, checkNotSelfPayment, checkRecipient } from "./transfer-checks.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
+import type { MintView } from "../token/mint-view.ts";
+import { checkNothingWithheld, checkTransferAmount } from "./token-2022-checks.ts";
+import { DEFAULT_TOKEN_2022_POLICY, type Token2022Policy } from "../token/mint-policy.ts";
+import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 
 export type TransactionCheckInput = Readonly<{
   /** Base64 wire transaction from `paymentPayload.payload.transaction`. */
@@ -30,6 +34,14 @@ export type TransactionCheckInput = Readonly<{
   keys?: VerificationKeyCache;
   /** The operator's protocol-fee split; null (default) means every payment is one transfer. */
   protocolFee?: ProtocolFeeSplit | null;
+  /**
+   * The asset's mint as the ledger has it: its owner is the token program the transfer must call,
+   * its decimals and transfer fee are checked against the transfer. Absent: an SPL Token mint of
+   * `assetDecimals` (callers that check a transaction alone).
+   */
+  mint?: MintView;
+  /** TOKEN_2022_TRANSFER_FEE (gross-up admits TransferCheckedWithFee); default refuse. */
+  token2022?: Token2022Policy;
 }>;
 
 export type TransactionVerdict =
@@ -63,7 +75,8 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
   if (!inspected.ok) return inspected;
   const view = inspected.view;
 
-  const structural = checkStructure(view, input);
+  const tokenProgram = input.mint?.tokenProgram ?? TOKEN_PROGRAM_ADDRESS;
+  const structural = checkStructure(view, input, tokenProgram);
   if (structural) return { ok: false, rejection: structural };
   const budget = readComputeBudget(view);
   if ("reason" in budget) return { ok: false, rejection: budget };
@@ -79,8 +92,9 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
   const rejection =
     checkFeePayerNotInInstructions(view, input.feePayers) ??
     checkMint(transfer, input.requirements) ??
-    checkDecimals(transfer, input.assetDecimals) ??
-    checkAmount(transfer, payeeAmount) ??
+    checkDecimals(transfer, input.mint?.decimals ?? input.assetDecimals) ??
+    checkTransferAmount(transfer, payeeAmount, input.mint ?? null, input.token2022 ?? DEFAULT_TOKEN_2022_POLICY) ??
+    (fee ? checkNothingWithheld(fee, input.mint ?? null, input.token2022 ?? DEFAULT_TOKEN_2022_POLICY) : null) ??
     checkNotSelfPayment(transfer, input.requirements) ??
     (await checkRecipient(transfer, input.requirements, input.atas)) ??
     (split && fee ? await checkFeeTransfer(fee, transfer, split, input.requirements, input.atas) : null) ??
@@ -91,13 +105,13 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
 }
 
 /** Rules on the message's shape that need neither the transfer nor any hashing. */
-function checkStructure(view: TransactionView, input: TransactionCheckInput): Rejection | null {
+function checkStructure(view: TransactionView, input: TransactionCheckInput, tokenProgram: Address): Rejection | null {
   return (
     checkNoLookupTables(view) ??
     checkFeePayerIsOurs(view, input.feePayers, input.requirements.extra["feePayer"]) ??
     checkFeePayerSlotEmpty(view) ??
     checkSignatureCount(view) ??
     checkInstructionCount(view, input.policy) ??
-    checkProgramsAllowed(view)
+    checkProgramsAllowed(view, tokenProgram)
   );
 }

@@ -303,6 +303,22 @@ export const SupportedKindModel = t.Object(
         /** Every mint this facilitator accepts on this network (USDC_MINT). */
         assets: t.Optional(t.Array(t.String(), { description: "every mint accepted (USDC_MINT)" })),
         policy: t.Optional(SupportedPolicyModel),
+        assetPolicies: t.Optional(
+          t.Array(
+            t.Object(
+              {
+                asset: t.String(),
+                tokenProgram: t.Union([t.String(), t.Null()], { description: "the mint's owner on the ledger (SPL Token or Token-2022); null when it cannot be read right now" }),
+                decimals: t.Union([t.Integer(), t.Null()]),
+                extensions: t.Array(t.String(), { description: "the mint's Token-2022 extensions (empty for SPL Token)" }),
+                transferFee: t.Union([t.Literal("none"), t.Literal("refuse"), t.Literal("gross-up")], { description: "TOKEN_2022_TRANSFER_FEE for a mint with a transfer fee; none without one" }),
+                refusedWith: t.Union([t.String(), t.Null()], { description: "the reason every payment in this asset is refused now (TRANSFER_HOOK_NOT_ALLOWED, MINT_NOT_TRANSFERABLE...), or null" }),
+              },
+              { additionalProperties: false },
+            ),
+            { description: "each accepted asset's token program and the extensions it is accepted with (issue 24)" },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),

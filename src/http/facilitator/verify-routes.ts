@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { type AssetPolicy, describeAssetPolicies } from "../../application/payment/asset-policies.ts";
 import { Elysia } from "elysia";
 import { v1NetworkFromCaip2 } from "../../domain/networks.ts";
 import { settlementModeOf, type PaymentRequest } from "../../domain/payment/payment-request.ts";
@@ -21,7 +22,7 @@ import {
 } from "./models.ts";
 
 /** What /supported declares: the network, the fee payers, the assets and the policy the pipeline enforces. */
-export type SupportedDeps = Pick<PaymentDeps, "network" | "feePayers" | "assets" | "policy" | "minimumAmounts" | "protocolFee" | "payToPolicy">;
+export type SupportedDeps = Pick<PaymentDeps, "network" | "feePayers" | "assets" | "policy" | "minimumAmounts" | "protocolFee" | "payToPolicy" | "mints" | "token2022">;
 
 export type FacilitatorVerifyDeps = SupportedDeps &
   Readonly<{
@@ -33,14 +34,14 @@ export type FacilitatorVerifyDeps = SupportedDeps &
 export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
   const verify = deps.verify;
   return new Elysia({ name: "facilitator-verify" })
-    .get("/supported", (): SupportedResponse => supportedResponse(deps.network, deps.feePayers(), deps.assets, declaredPolicyOf(deps)), {
+    .get("/supported", async (): Promise<SupportedResponse> => supportedResponse(deps.network, deps.feePayers(), deps.assets, declaredPolicyOf(deps), await describeAssetPolicies(deps.assets, deps.mints, deps.token2022)), {
       response: { 200: SupportedResponseModel, ...errorResponses([500]) },
       detail: {
         operationId: "supported",
         tags: ["payments"],
         summary: "Supported payment kinds, settlement-mode extensions and fee-payer keys",
         description:
-          "One kind per protocol version (v2 with the CAIP-2 network, v1 with its legacy name); `extra.feePayer` is the key to put in transactions as fee payer, and `extra.policy` declares the bounds a payment must stay within (compute and priority-fee caps, minimum amounts, the protocol-fee split, the payTo policy).",
+          "One kind per protocol version (v2 with the CAIP-2 network, v1 with its legacy name); `extra.feePayer` is the key to put in transactions as fee payer, and `extra.policy` declares the bounds a payment must stay within (compute and priority-fee caps, minimum amounts, the protocol-fee split, the payTo policy); `extra.assetPolicies` gives each asset's token program (read from the mint's owner) and the Token-2022 extensions it is accepted with.",
       },
     })
     .post(
@@ -72,9 +73,14 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
 }
 
 /** design.md §3: one kind per protocol version, all signers listed under `solana:*`. */
-export function supportedResponse(network: string, feePayers: readonly Address[], assets: readonly string[] = [], policy?: SupportedPolicy): SupportedResponse {
+export function supportedResponse(network: string, feePayers: readonly Address[], assets: readonly string[] = [], policy?: SupportedPolicy, assetPolicies: readonly AssetPolicy[] = []): SupportedResponse {
   const [primary] = feePayers;
-  const extra = { ...(primary ? { feePayer: primary } : {}), ...(assets.length > 0 ? { assets: [...assets] } : {}), ...(policy ? { policy } : {}) };
+  const extra = {
+    ...(primary ? { feePayer: primary } : {}),
+    ...(assets.length > 0 ? { assets: [...assets] } : {}),
+    ...(policy ? { policy } : {}),
+    ...(assetPolicies.length > 0 ? { assetPolicies: assetPolicies.map((entry) => ({ ...entry, extensions: [...entry.extensions] })) } : {}),
+  };
   const kinds: SupportedKind[] = [{ x402Version: 2, scheme: "exact", network, extra }];
   const v1Network = v1NetworkFromCaip2(network);
   if (v1Network) kinds.push({ x402Version: 1, scheme: "exact", network: v1Network, extra });

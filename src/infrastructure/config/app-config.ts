@@ -63,6 +63,10 @@ export const AppConfigSchema = Type.Object({
     pattern: "^(\\d{1,20}|[1-9A-HJ-NP-Za-km-z]{32,44}=\\d{1,20}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44}=\\d{1,20})*)$",
     default: "0",
   }),
+  /** Token-2022 mints with a transfer fee: `refuse` (TRANSFER_FEE_NOT_ALLOWED) or `gross-up` (TransferCheckedWithFee, payee receives the amount). */
+  TOKEN_2022_TRANSFER_FEE: Type.Union([Type.Literal("refuse"), Type.Literal("gross-up")], { default: "refuse" }),
+  /** Token-2022 mints whose permanent delegate is accepted, comma-separated; others: PERMANENT_DELEGATE_NOT_ALLOWED. */
+  TOKEN_2022_ALLOW_PERMANENT_DELEGATE: Type.String({ pattern: "^([1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*)?$", default: "" }),
   /** Cap on compute-unit limit x price of one transaction, in lamports. */
   PRIORITY_FEE_MAX_LAMPORTS: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 25_000 }),
   /** Lamports our fee payers may spend for one payer, and for each fee payer, per window. */

@@ -1,3 +1,4 @@
+import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { describe, expect, test } from "bun:test";
 import { createAtaDeriver } from "../../../src/domain/payment/associated-token-account.ts";
 import { REASON_CODES, isReasonCode } from "../../../src/domain/reason-codes.ts";
@@ -26,12 +27,14 @@ describe("domain: inspectTransaction on a kit-built transaction (no mocks)", asy
     expect(view.instructions[1]?.meaning).toEqual({ kind: "compute-unit-price", microLamports: 1n });
     expect(view.instructions[2]?.meaning).toEqual({
       kind: "transfer-checked",
+      program: TOKEN_PROGRAM_ADDRESS,
       source: await ataOf(actors.payer.address),
       mint: USDC,
       destination: await ataOf(actors.payTo.address),
       authority: actors.payer.address,
       amount: 1_000n,
       decimals: 6,
+      fee: null,
     });
     expect(view.instructions[3]?.programAddress).toBe(MEMO);
   });

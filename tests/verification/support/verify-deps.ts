@@ -4,6 +4,8 @@ import type { PaymentDeps } from "../../../src/application/payment/payment-deps.
 import { verifyPayment } from "../../../src/application/payment/verify.ts";
 import type { PaymentRequest } from "../../../src/domain/payment/payment-request.ts";
 import { createVerificationCaches } from "../../../src/application/payment/verification-caches.ts";
+import { fixedMintReader } from "../../../src/application/payment/mint-reader.ts";
+import { TOKEN_PROGRAM_ADDRESS } from "../../../src/domain/token/mint-view.ts";
 import { systemClock } from "../../../src/application/ports/clock.ts";
 import type { Ledger } from "../../../src/application/ports/ledger.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET, USDC_DECIMALS } from "../../../src/domain/networks.ts";
@@ -18,7 +20,14 @@ export function verifyDeps(actors: Actors, overrides: Partial<PaymentDeps> = {})
   return pipelineDeps(ledger, [actors.feePayer.address], overrides) as PaymentDeps & Readonly<{ ledger: FakeLedger }>;
 }
 
-/** The payment pipeline's deps as the service composes them, on `ledger`, with `feePayers` as ours (tests and benches). */
+/** Devnet USDC as an SPL Token mint, known without a ledger read (a fake ledger answers every address with a token account). */
+export const USDC_MINT_VIEW = Object.freeze({ address: DEVNET_USDC_MINT as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS, decimals: USDC_DECIMALS, extensions: [] });
+
+/**
+ * The payment pipeline's deps as the service composes them, on `ledger`, with `feePayers` as ours
+ * (tests and benches). The asset is devnet USDC, an SPL Token mint, known without reading it; pass
+ * `mints` to read mints from the ledger instead.
+ */
 export function pipelineDeps(ledger: Ledger, feePayers: readonly Address[], overrides: Partial<PaymentDeps> = {}): PaymentDeps {
   return {
     ledger,
@@ -32,6 +41,7 @@ export function pipelineDeps(ledger: Ledger, feePayers: readonly Address[], over
     clock: systemClock,
     programId: DEFAULT_REGISTRY_PROGRAM_ID as Address,
     ...createVerificationCaches(ledger),
+    mints: fixedMintReader([USDC_MINT_VIEW]),
     ...overrides,
   };
 }
