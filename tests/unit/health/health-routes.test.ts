@@ -10,17 +10,17 @@ import {
   type HealthProbes,
   PROBE_TIMEOUT_MS,
   REGISTRY_READINESS,
-} from "../../src/application/health.ts";
-import { silentLogger } from "../../src/application/ports/logger.ts";
-import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../../src/domain/registry/categories.ts";
-import { createFacilitatorApp } from "../../src/http/facilitator-app.ts";
-import { createRegistryApp } from "../../src/http/registry-app.ts";
-import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
-import { createFakeLedger } from "../registry/support/fake-ledger.ts";
-import { createManualClock } from "../registry/support/manual-clock.ts";
-import { PROGRAM_ID } from "../registry/support/registry-fixtures.ts";
-import { createActors } from "../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
+} from "../../../src/application/health.ts";
+import { silentLogger } from "../../../src/application/ports/logger.ts";
+import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../../../src/domain/registry/categories.ts";
+import { createFacilitatorApp } from "../../../src/http/facilitator-app.ts";
+import { createRegistryApp } from "../../../src/http/registry-app.ts";
+import { createAgentIndex } from "../../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createFakeLedger } from "../../registry/support/fake-ledger.ts";
+import { createManualClock } from "../../registry/support/manual-clock.ts";
+import { PROGRAM_ID } from "../../registry/support/registry-fixtures.ts";
+import { createActors } from "../../verification/support/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
 
 type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
 type Reply = Readonly<{ status: number; body: Record<string, unknown> }>;

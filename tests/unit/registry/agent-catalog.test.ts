@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
-import { agentCatalogWork, buildAgentCatalog, type AgentCatalog, type AgentFilter } from "../../src/domain/registry/agent-catalog.ts";
-import type { AgentRecord } from "../../src/domain/registry/agent-record.ts";
-import { decodeAgentCursor, encodeAgentCursor } from "../../src/domain/registry/agent-cursor.ts";
-import type { AgentKey } from "../../src/domain/registry/agent-order.ts";
-import { categoryHash } from "../../src/domain/registry/categories.ts";
-import { finishNow } from "../../src/domain/registry/sliced-work.ts";
-import { agentIdentity, hashBytes, testAddress } from "./support/registry-fixtures.ts";
+import { agentCatalogWork, buildAgentCatalog, type AgentCatalog, type AgentFilter } from "../../../src/domain/registry/agent-catalog.ts";
+import type { AgentRecord } from "../../../src/domain/registry/agent-record.ts";
+import { decodeAgentCursor, encodeAgentCursor } from "../../../src/domain/registry/agent-cursor.ts";
+import type { AgentKey } from "../../../src/domain/registry/agent-order.ts";
+import { categoryHash } from "../../../src/domain/registry/categories.ts";
+import { finishNow } from "../../../src/domain/registry/sliced-work.ts";
+import { agentIdentity, hashBytes, testAddress } from "../../registry/support/registry-fixtures.ts";
 
 function record(n: number, overrides: Parameters<typeof agentIdentity>[1] = {}): AgentRecord {
   return { address: testAddress(9, n), identity: agentIdentity(n, overrides) };

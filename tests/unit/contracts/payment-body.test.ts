@@ -5,16 +5,16 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { silentLogger } from "../../src/application/ports/logger.ts";
-import { decimalAtMostPattern } from "../../src/http/decimal-pattern.ts";
-import { errorLayer } from "../../src/http/error-layer.ts";
-import { EXAMPLE_REQUIREMENTS, EXAMPLE_TRANSACTION, EXAMPLE_V1_REQUEST, EXAMPLE_V2_REQUEST } from "../../src/http/facilitator/examples.ts";
-import { normalisePaymentRequest } from "../../src/http/facilitator/payment-request.ts";
-import { facilitatorVerifyRoutes } from "../../src/http/facilitator/verify-routes.ts";
-import { HttpError } from "../../src/http/http-error.ts";
-import { createActors } from "../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
-import { jsonRequest } from "./support/contract.ts";
+import { silentLogger } from "../../../src/application/ports/logger.ts";
+import { decimalAtMostPattern } from "../../../src/http/decimal-pattern.ts";
+import { errorLayer } from "../../../src/http/error-layer.ts";
+import { EXAMPLE_REQUIREMENTS, EXAMPLE_TRANSACTION, EXAMPLE_V1_REQUEST, EXAMPLE_V2_REQUEST } from "../../../src/http/facilitator/examples.ts";
+import { normalisePaymentRequest } from "../../../src/http/facilitator/payment-request.ts";
+import { facilitatorVerifyRoutes } from "../../../src/http/facilitator/verify-routes.ts";
+import { HttpError } from "../../../src/http/http-error.ts";
+import { createActors } from "../../verification/support/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
+import { jsonRequest } from "../../contracts/support/contract.ts";
 
 const R = EXAMPLE_REQUIREMENTS;
 const v2 = { x402Version: 2, accepted: R, payload: { transaction: EXAMPLE_TRANSACTION } };

@@ -7,15 +7,15 @@
  * every JSON route has it, and that error answers fit their documented schema too.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { LogFields, Logger } from "../../src/application/ports/logger.ts";
-import type { SettlementService } from "../../src/application/settlement/settle-payment.ts";
-import { createFacilitatorApp } from "../../src/http/facilitator-app.ts";
-import { EXAMPLE_V2_REQUEST } from "../../src/http/facilitator/examples.ts";
-import type { TestService } from "../settlement/support/service-harness.ts";
-import { createActors } from "../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../verification/support/verify-deps.ts";
-import { type App, jsonOf, jsonRequest, problems, responseSchema, toDocumentPath } from "./support/contract.ts";
-import { startContractService } from "./support/contract-service.ts";
+import type { LogFields, Logger } from "../../../src/application/ports/logger.ts";
+import type { SettlementService } from "../../../src/application/settlement/settle-payment.ts";
+import { createFacilitatorApp } from "../../../src/http/facilitator-app.ts";
+import { EXAMPLE_V2_REQUEST } from "../../../src/http/facilitator/examples.ts";
+import type { TestService } from "../../settlement/support/service-harness.ts";
+import { createActors } from "../../verification/support/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
+import { type App, jsonOf, jsonRequest, problems, responseSchema, toDocumentPath } from "../../contracts/support/contract.ts";
+import { startContractService } from "../../contracts/support/contract-service.ts";
 
 type Logged = { message: string; fields?: LogFields };
 

@@ -7,8 +7,8 @@ import {
   formatSignInMessage,
   parseSignInMessage,
   signInChainId,
-} from "../../src/domain/auth/sign-in-message.ts";
-import { signatureCandidates, verifySignInSignature } from "../../src/domain/auth/sign-in-signature.ts";
+} from "../../../src/domain/auth/sign-in-message.ts";
+import { signatureCandidates, verifySignInSignature } from "../../../src/domain/auth/sign-in-signature.ts";
 
 const FIELDS: SignInMessageFields = {
   domain: "localhost:3000",

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { RegistryIndexUnavailableError } from "../../src/application/ports/agent-index.ts";
-import { LedgerError } from "../../src/application/ports/ledger.ts";
-import { AGENT_OWNER_OFFSET, encodeAgentIdentity, type AgentIdentity } from "../../src/domain/registry/agent-identity.ts";
-import { encodeAgentService } from "../../src/domain/registry/agent-service.ts";
-import { encodeFeedbackEntry } from "../../src/domain/registry/feedback-entry.ts";
-import { createAgentIndex, type RefreshReport } from "../../src/infrastructure/registry/ledger-agent-index.ts";
-import { createFakeLedger } from "./support/fake-ledger.ts";
-import { createManualClock } from "./support/manual-clock.ts";
-import { createRecordingLogger } from "./support/recording-logger.ts";
-import { agentIdentity, agentService, feedbackEntry, padded, PROGRAM_ID, testAddress } from "./support/registry-fixtures.ts";
+import { RegistryIndexUnavailableError } from "../../../src/application/ports/agent-index.ts";
+import { LedgerError } from "../../../src/application/ports/ledger.ts";
+import { AGENT_OWNER_OFFSET, encodeAgentIdentity, type AgentIdentity } from "../../../src/domain/registry/agent-identity.ts";
+import { encodeAgentService } from "../../../src/domain/registry/agent-service.ts";
+import { encodeFeedbackEntry } from "../../../src/domain/registry/feedback-entry.ts";
+import { createAgentIndex, type RefreshReport } from "../../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createFakeLedger } from "../../registry/support/fake-ledger.ts";
+import { createManualClock } from "../../registry/support/manual-clock.ts";
+import { createRecordingLogger } from "../../registry/support/recording-logger.ts";
+import { agentIdentity, agentService, feedbackEntry, padded, PROGRAM_ID, testAddress } from "../../registry/support/registry-fixtures.ts";
 
 function setup(count = 5) {
   const ledger = createFakeLedger(PROGRAM_ID);
