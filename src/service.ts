@@ -21,7 +21,6 @@ import type { ProtocolFeeSplit } from "./domain/verification/protocol-fee.ts";
 import { type AppConfig, adminPortOf, authAllowedOrigins } from "./infrastructure/config/app-config.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "./infrastructure/ledger/local-ledger.ts";
-import { seedSampleAgents } from "./infrastructure/registry/sample-agents/seed-sample-agents.ts";
 import { createRpcLedger } from "./infrastructure/ledger/rpc-ledger.ts";
 import { instrumentLedger } from "./infrastructure/metrics/instrumented-ledger.ts";
 import { instrumentSettlement } from "./infrastructure/metrics/instrumented-settlement.ts";
@@ -113,6 +112,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw configurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
   if (embeddedLedger && config.SEED_SAMPLE_AGENTS !== false) {
     const usdcMint = (config.USDC_MINT.split(",")[0] ?? "").trim() as Address;
+    // Loaded only here: the seed data (about 300 lines of sample accounts) never enters a process
+    // on a real ledger, which production always is (production-guard.ts refuses the embedded one).
+    const { seedSampleAgents } = await import("./infrastructure/registry/sample-agents/seed-sample-agents.ts");
     logger.info("seeded sample agents", await seedSampleAgents(embeddedLedger, { programId: config.REGISTRY_PROGRAM_ID as Address, usdcMint }));
   }
 
