@@ -4,8 +4,8 @@
 // The workspace packages stand apart: the service uses them as it uses any npm package, through
 // their entry point; they never reach back into the service.
 
-/** The composition roots: the files directly under src/ (main.ts, service.ts, *-composition.ts, ...). */
-const ROOTS = "^src/[^/]+\\.ts$";
+/** The composition roots: src/main.ts (the process entry) and the wiring in src/composition/. */
+const ROOTS = "^src/([^/]+\\.ts$|composition/)";
 const OUTER_LAYERS = `^src/(application|infrastructure|http|tools)/|${ROOTS}`;
 const ADAPTERS_AND_ROOTS = `^src/(infrastructure|http|tools)/|${ROOTS}`;
 /**

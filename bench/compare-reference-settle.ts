@@ -35,7 +35,7 @@ import { join } from "node:path";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
-import { buildService } from "../src/service.ts";
+import { buildService } from "../src/composition/service.ts";
 import { USDC } from "./compare-reference-roles.ts";
 import { type LedgerProcess, createBenchDatabase, percentile, rpcCall, startLedgerProcess } from "./settle-rig.ts";
 import { cpuMs, peakRssMiB, readReady } from "./verify-support.ts";

@@ -16,7 +16,7 @@ import { type AccountSignerMeta, AccountRole, type Address, type Blockhash, type
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
 import type { LocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
-import { buildService } from "../src/service.ts";
+import { buildService } from "../src/composition/service.ts";
 import {
   type Actors,
   USDC,

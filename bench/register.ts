@@ -17,7 +17,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import type { MetadataFetcher } from "../src/application/ports/metadata-fetcher.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
-import { buildService } from "../src/service.ts";
+import { buildService } from "../src/composition/service.ts";
 import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../tests/support/softhsm.ts";
 
 const TOTAL = Number(process.env["BENCH_REGISTRATIONS"] ?? 1000);

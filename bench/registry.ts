@@ -45,7 +45,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateKeyPairSigner, getBase58Decoder, signBytes } from "@solana/kit";
-import { createAuth } from "../src/auth-composition.ts";
+import { createAuth } from "../src/composition/auth-composition.ts";
 import { authRoutes } from "../src/http/registry/auth-routes.ts";
 import { usersRoutes } from "../src/http/registry/users-routes.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";

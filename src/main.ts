@@ -9,7 +9,7 @@ import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructu
 import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
 import { isCoded } from "./domain/coded-error.ts";
-import { VERSION, buildService, serveLocalLedgerRpc } from "./service.ts";
+import { VERSION, buildService, serveLocalLedgerRpc } from "./composition/service.ts";
 
 /**
  * A backstop behind the error layer's 64 KiB cap: the listener itself refuses anything larger

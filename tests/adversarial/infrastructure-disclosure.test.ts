@@ -13,7 +13,7 @@ import type { Address } from "@solana/kit";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createJsonLogger } from "../../src/infrastructure/logging/json-logger.ts";
-import { type Service, buildService } from "../../src/service.ts";
+import { type Service, buildService } from "../../src/composition/service.ts";
 import { startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
 import { fundedPayment, newFeePayerKey } from "../settlement/support/payments.ts";
 import { ADMIN_URL, type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";

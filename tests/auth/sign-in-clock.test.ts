@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import { silentLogger } from "../../src/application/ports/logger.ts";
-import { createAuth } from "../../src/auth-composition.ts";
+import { createAuth } from "../../src/composition/auth-composition.ts";
 import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../../src/domain/registry/categories.ts";
 import { createRegistryApp } from "../../src/http/registry-app.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";

@@ -11,7 +11,7 @@ import { type RedisCounterStore, createRedisCounterStore } from "../../src/infra
 import { createPrometheusMetrics } from "../../src/infrastructure/metrics/prometheus-metrics.ts";
 import { openStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
-import { windowCounterFactory } from "../../src/window-counters-composition.ts";
+import { windowCounterFactory } from "../../src/composition/window-counters-composition.ts";
 import { failWhenRequired } from "../support/gate.ts";
 import { ADMIN_URL, createTestDatabase, postgresGate } from "../support/postgres.ts";
 import { type OwnRedis, redisServerGate, startOwnRedis } from "../support/redis-server.ts";

@@ -9,7 +9,7 @@ import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/client";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { settlementKeyOf } from "../../src/domain/payment/settlement-key.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { serveLocalLedgerRpc } from "../../src/service.ts";
+import { serveLocalLedgerRpc } from "../../src/composition/service.ts";
 import { usdcOf } from "../settlement/support/payments.ts";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
 

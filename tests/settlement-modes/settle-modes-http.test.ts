@@ -11,7 +11,7 @@ import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { type Service, buildService } from "../../src/service.ts";
+import { type Service, buildService } from "../../src/composition/service.ts";
 import { AGENT_MINT, PROGRAM_ID, delegation } from "../modes/support/mode-fixtures.ts";
 import { AGENT_OWNER_VERSION_OFFSET } from "../../src/domain/modes/delegation-check.ts";
 import { encodeDelegation } from "../../src/domain/modes/delegation.ts";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { LogFields, Logger } from "../../src/application/ports/logger.ts";
 import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
-import { buildService, type Service } from "../../src/service.ts";
+import { buildService, type Service } from "../../src/composition/service.ts";
 import { startLedgerTool } from "../support/ledger-process.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { unusedPort } from "../support/ports.ts";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAppConfig } from "../../../src/infrastructure/config/app-config.ts";
 import { createJsonLogger } from "../../../src/infrastructure/logging/json-logger.ts";
-import { type Service, buildService } from "../../../src/service.ts";
+import { type Service, buildService } from "../../../src/composition/service.ts";
 
 export type ObservedService = Service &
   Readonly<{

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../../src/application/ports/logger.ts";
 import { parseAppConfig } from "../../../src/infrastructure/config/app-config.ts";
-import { type Service, type ServiceAdapters, buildService } from "../../../src/service.ts";
+import { type Service, type ServiceAdapters, buildService } from "../../../src/composition/service.ts";
 
 export type TestService = Service & Readonly<{ dispose(): Promise<void> }>;
 

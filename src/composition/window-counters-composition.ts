@@ -5,13 +5,13 @@
  * are not comparable. Redis is one connection for all namespaces, with bounded calls
  * (REDIS_CONNECT_TIMEOUT_MS, REDIS_COMMAND_TIMEOUT_MS) and a readiness probe.
  */
-import type { Logger } from "./application/ports/logger.ts";
-import type { Metrics } from "./application/ports/metrics.ts";
-import type { WindowCounters } from "./application/ports/window-counters.ts";
-import { type RedisCounterStore, createRedisCounterStore } from "./infrastructure/counters/redis-window-counters.ts";
-import { watchCounterStore } from "./infrastructure/metrics/instrumented-counters.ts";
-import type { SqlQueryable } from "./infrastructure/store/sql-executor.ts";
-import { createSqlWindowCounters } from "./infrastructure/store/sql-window-counters.ts";
+import type { Logger } from "../application/ports/logger.ts";
+import type { Metrics } from "../application/ports/metrics.ts";
+import type { WindowCounters } from "../application/ports/window-counters.ts";
+import { type RedisCounterStore, createRedisCounterStore } from "../infrastructure/counters/redis-window-counters.ts";
+import { watchCounterStore } from "../infrastructure/metrics/instrumented-counters.ts";
+import type { SqlQueryable } from "../infrastructure/store/sql-executor.ts";
+import { createSqlWindowCounters } from "../infrastructure/store/sql-window-counters.ts";
 
 export type WindowCounterFactory = Readonly<{
   counters(namespace: string, windowSeconds: number): WindowCounters;

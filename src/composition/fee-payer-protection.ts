@@ -4,18 +4,18 @@
  * name; like service.ts it never reads the environment itself.
  */
 import type { Address } from "@solana/kit";
-import type { HealthCheck } from "./application/health.ts";
-import type { AgentIndex } from "./application/ports/agent-index.ts";
-import type { Clock } from "./application/ports/clock.ts";
-import type { Ledger } from "./application/ports/ledger.ts";
-import type { Metrics } from "./application/ports/metrics.ts";
-import type { PayToPolicy } from "./application/ports/pay-to-policy.ts";
-import { allowlistPolicy, registeredAgentsPolicy } from "./application/pay-to-policies.ts";
-import { type FeeBudget, createFeeBudget } from "./application/settlement/fee-budget.ts";
-import type { AppConfig } from "./infrastructure/config/app-config.ts";
-import { loadApiKeyHashes, loadPayToAllowlist } from "./infrastructure/config/policy-files.ts";
+import type { HealthCheck } from "../application/health.ts";
+import type { AgentIndex } from "../application/ports/agent-index.ts";
+import type { Clock } from "../application/ports/clock.ts";
+import type { Ledger } from "../application/ports/ledger.ts";
+import type { Metrics } from "../application/ports/metrics.ts";
+import type { PayToPolicy } from "../application/ports/pay-to-policy.ts";
+import { allowlistPolicy, registeredAgentsPolicy } from "../application/pay-to-policies.ts";
+import { type FeeBudget, createFeeBudget } from "../application/settlement/fee-budget.ts";
+import type { AppConfig } from "../infrastructure/config/app-config.ts";
+import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
 import type { WindowCounterFactory } from "./window-counters-composition.ts";
-import type { ApiKeyHashes } from "./http/facilitator/api-key-guard.ts";
+import type { ApiKeyHashes } from "../http/facilitator/api-key-guard.ts";
 
 export type FeePayerProtection = Readonly<{
   payToPolicy: PayToPolicy | undefined;

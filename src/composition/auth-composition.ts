@@ -4,22 +4,22 @@
  * sign-in store and the challenge rate limit. See docs/auth.md.
  */
 import { join } from "node:path";
-import { createCurrentUser } from "./application/auth/current-user.ts";
-import { createOwnedAgents } from "./application/auth/owned-agents.ts";
-import { createSignIn } from "./application/auth/sign-in.ts";
-import type { AgentIndex } from "./application/ports/agent-index.ts";
-import type { Clock } from "./application/ports/clock.ts";
-import type { Logger } from "./application/ports/logger.ts";
-import type { WindowCounters } from "./application/ports/window-counters.ts";
-import { createRateLimiter } from "./application/rate-limit.ts";
-import { signInChainId } from "./domain/auth/sign-in-message.ts";
-import type { AuthRoutesDeps } from "./http/registry/auth-routes.ts";
-import type { UsersRoutesDeps } from "./http/registry/users-routes.ts";
-import { createJoseAccessTokens } from "./infrastructure/auth/jose-access-tokens.ts";
-import { type JwtSigningKey, loadOrCreateDevSigningKey, loadSigningKey, loadVerificationKeys, verificationKeySet } from "./infrastructure/auth/jwt-keys.ts";
-import type { AppConfig } from "./infrastructure/config/app-config.ts";
-import { createSqlSignInStore } from "./infrastructure/store/sql-auth-store.ts";
-import type { SqlExecutor } from "./infrastructure/store/sql-executor.ts";
+import { createCurrentUser } from "../application/auth/current-user.ts";
+import { createOwnedAgents } from "../application/auth/owned-agents.ts";
+import { createSignIn } from "../application/auth/sign-in.ts";
+import type { AgentIndex } from "../application/ports/agent-index.ts";
+import type { Clock } from "../application/ports/clock.ts";
+import type { Logger } from "../application/ports/logger.ts";
+import type { WindowCounters } from "../application/ports/window-counters.ts";
+import { createRateLimiter } from "../application/rate-limit.ts";
+import { signInChainId } from "../domain/auth/sign-in-message.ts";
+import type { AuthRoutesDeps } from "../http/registry/auth-routes.ts";
+import type { UsersRoutesDeps } from "../http/registry/users-routes.ts";
+import { createJoseAccessTokens } from "../infrastructure/auth/jose-access-tokens.ts";
+import { type JwtSigningKey, loadOrCreateDevSigningKey, loadSigningKey, loadVerificationKeys, verificationKeySet } from "../infrastructure/auth/jwt-keys.ts";
+import type { AppConfig } from "../infrastructure/config/app-config.ts";
+import { createSqlSignInStore } from "../infrastructure/store/sql-auth-store.ts";
+import type { SqlExecutor } from "../infrastructure/store/sql-executor.ts";
 
 export type RegistryAuth = AuthRoutesDeps & UsersRoutesDeps;
 

@@ -7,22 +7,22 @@
  */
 import { join } from "node:path";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
-import type { Clock } from "./application/ports/clock.ts";
-import type { Ledger } from "./application/ports/ledger.ts";
-import type { Logger } from "./application/ports/logger.ts";
-import type { MetadataFetcher } from "./application/ports/metadata-fetcher.ts";
-import type { Signer } from "./application/ports/signer.ts";
-import type { WindowCounters } from "./application/ports/window-counters.ts";
-import { createRateLimiter, type RateLimiter } from "./application/rate-limit.ts";
-import { createProtocolConfigSource } from "./application/registry/protocol-config-source.ts";
-import type { RegisterAgentDeps } from "./application/registry/register-agent.ts";
-import type { CategoryCatalog } from "./domain/registry/categories.ts";
-import { findConfigPda } from "./domain/registry/pdas.ts";
-import { encodeProtocolConfig } from "./domain/registry/protocol-config.ts";
-import type { AppConfig } from "./infrastructure/config/app-config.ts";
-import type { LocalLedger } from "./infrastructure/ledger/local-ledger.ts";
-import { createMetadataFetcher } from "./infrastructure/metadata/metadata-fetcher.ts";
-import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "./infrastructure/signers/index.ts";
+import type { Clock } from "../application/ports/clock.ts";
+import type { Ledger } from "../application/ports/ledger.ts";
+import type { Logger } from "../application/ports/logger.ts";
+import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
+import type { Signer } from "../application/ports/signer.ts";
+import type { WindowCounters } from "../application/ports/window-counters.ts";
+import { createRateLimiter, type RateLimiter } from "../application/rate-limit.ts";
+import { createProtocolConfigSource } from "../application/registry/protocol-config-source.ts";
+import type { RegisterAgentDeps } from "../application/registry/register-agent.ts";
+import type { CategoryCatalog } from "../domain/registry/categories.ts";
+import { findConfigPda } from "../domain/registry/pdas.ts";
+import { encodeProtocolConfig } from "../domain/registry/protocol-config.ts";
+import type { AppConfig } from "../infrastructure/config/app-config.ts";
+import type { LocalLedger } from "../infrastructure/ledger/local-ledger.ts";
+import { createMetadataFetcher } from "../infrastructure/metadata/metadata-fetcher.ts";
+import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
 
 /** The registration fee a development ProtocolConfig charges (the program's default, 0.05 SOL). */
 const DEV_REGISTRATION_FEE = 50_000_000n;
