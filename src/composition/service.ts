@@ -1,39 +1,34 @@
 import { join } from "node:path";
-import { parseAllowedDelegateMints } from "../domain/token/mint-policy.ts";
 import type { Address } from "@solana/kit";
 import pkg from "../../package.json" with { type: "json" };
-import { FACILITATOR_READINESS, type HealthCheck, type HealthProbe, type HealthProbes, REGISTRY_READINESS } from "../application/health.ts";
+import { REGISTRY_READINESS } from "../application/health.ts";
 import type { Ledger } from "../application/ports/ledger.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import type { Signer } from "../application/ports/signer.ts";
 import { systemClock, systemRepeater } from "../application/ports/clock.ts";
 import { checkLedgerNetwork, createNetworkGuard, describeNetworkMismatch } from "../application/ledger-network.ts";
 import { startReconcilerLoop } from "../application/settlement/reconciler-loop.ts";
-import { type SettlementService, createSettlementService } from "../application/settlement/settle-payment.ts";
-import { type SignerPool, createSignerPool, summarizeSignerHealth } from "../application/signer-pool.ts";
-import type { PaymentDeps } from "../application/payment/payment-deps.ts";
-import { createVerificationCaches } from "../application/payment/verification-caches.ts";
-import { replayAuthorized, replayKeyOf, settlementVerifier, verifyPayment } from "../application/payment/verify.ts";
+import { type SettlementService } from "../application/settlement/settle-payment.ts";
+import { type SignerPool, createSignerPool } from "../application/signer-pool.ts";
 import { CodedError } from "../domain/coded-error.ts";
-import { USDC_DECIMALS } from "../domain/networks.ts";
-import { createVerificationPolicy } from "../domain/verification/verification-policy.ts";
 import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
 import { type AppConfig, adminPortOf, authAllowedOrigins } from "../infrastructure/config/app-config.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "../infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
 import { instrumentLedger } from "../infrastructure/metrics/instrumented-ledger.ts";
-import { instrumentSettlement } from "../infrastructure/metrics/instrumented-settlement.ts";
 import { instrumentSigner } from "../infrastructure/metrics/instrumented-signer.ts";
 import { instrumentStore } from "../infrastructure/metrics/instrumented-store.ts";
 import { createPrometheusMetrics } from "../infrastructure/metrics/prometheus-metrics.ts";
 import { registryIndexGauges, signerHealthGauge } from "../infrastructure/metrics/service-gauges.ts";
 import { reconcilerMetrics } from "../infrastructure/metrics/settlement-record-metrics.ts";
 import { enterLogContext } from "../infrastructure/logging/log-context.ts";
+import { composeFacilitator } from "./facilitator-composition.ts";
+import { NEUTRAL_DETAIL, ping, toOperators } from "./health-probes.ts";
 import { redactText } from "../infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "../infrastructure/store/index.ts";
-import { type FacilitatorAppDeps, createFacilitatorApp } from "../http/facilitator-app.ts";
+import { createFacilitatorApp } from "../http/facilitator-app.ts";
 import { type RegistryAppDeps, createRegistryApp } from "../http/registry-app.ts";
 import { createAdminFetch } from "../http/admin-app.ts";
 import { type ClientAddresses, createClientAddresses } from "../http/client-address.ts";
@@ -43,8 +38,7 @@ import { createAgentIndex } from "../infrastructure/registry/ledger-agent-index.
 import { createRpcProgramAccountReader } from "../infrastructure/registry/rpc-program-account-reader.ts";
 import { createFeedbackDetailBackfill } from "../application/registry/feedback-detail-backfill.ts";
 import { createSqlFeedbackDetailUriStore } from "../infrastructure/store/sql-feedback-detail-uri-store.ts";
-import { createFeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
-import { parseMinimumAmounts } from "../domain/verification/minimum-amount.ts";
+import { createFeePayerProtection } from "./fee-payer-protection.ts";
 import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
@@ -157,88 +151,10 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const counters = windowCounterFactory(config, store.executor, { metrics, logger: logger.child({ component: "counters" }) });
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
 
-  const paymentDeps: PaymentDeps = {
-    ledger,
-    feePayers: () => feePayers.addresses,
-    policy: createVerificationPolicy({
-      maxComputeUnitLimit: config.VERIFY_MAX_COMPUTE_UNIT_LIMIT,
-      maxComputeUnitPriceMicroLamports: BigInt(config.VERIFY_MAX_COMPUTE_UNIT_PRICE),
-      maxInstructions: config.VERIFY_MAX_INSTRUCTIONS,
-      maxPriorityFeeLamports: BigInt(config.PRIORITY_FEE_MAX_LAMPORTS),
-    }),
-    network: config.NETWORK,
-    assets: acceptedAssets,
-    assetDecimals: USDC_DECIMALS,
-    protocolFee: protocolFee ?? null,
-    minimumAmounts: parseMinimumAmounts(config.MIN_PAYMENT_AMOUNT, acceptedAssets),
-    token2022: { transferFee: config.TOKEN_2022_TRANSFER_FEE, allowPermanentDelegate: parseAllowedDelegateMints(config.TOKEN_2022_ALLOW_PERMANENT_DELEGATE) },
-    simulate: config.VERIFY_SIMULATE,
-    ...createVerificationCaches(ledger),
-    ...(protection.payToPolicy ? { payToPolicy: protection.payToPolicy } : {}),
-    settledLookup: async (key, paymentId) => {
-      const record = (await store.settlements.get(key)) ?? (paymentId ? await store.settlements.findByPaymentId(paymentId.payer, paymentId.paymentId) : null);
-      return record?.state === "settled";
-    },
-    clock: systemClock,
-    programId: config.REGISTRY_PROGRAM_ID as Address,
-  };
-
-  const settlement =
-    feePayers.addresses.length === 0
-      ? null
-      : createSettlementService({
-          ledger,
-          store: store.settlements,
-          logger: logger.child({ component: "settlement" }),
-          network: config.NETWORK,
-          duplicates: config.SETTLE_DUPLICATES,
-          feeBudget: protection.feeBudget,
-          clock: systemClock,
-          onFeeSpent: (outcome, feePayer, lamports) =>
-            metrics.increment("x402_fee_payer_lamports_spent_total", "Lamports our fee payers paid in fees, by outcome", { outcome, fee_payer: feePayer }, Number(lamports)),
-          verify: settlementVerifier(paymentDeps),
-          replayKeyOf: replayKeyOf(paymentDeps),
-          replayAuthorized: replayAuthorized(paymentDeps),
-          sign: async (address, message) => {
-            const [signature] = await feePayers.sign(address, [message]);
-            if (!signature) throw new Error("signer returned no signature");
-            return signature;
-          },
-        });
-
-  const balances = feePayerBalanceCheck(ledger, () => feePayers.addresses, BigInt(config.FEE_PAYER_MIN_BALANCE_LAMPORTS), metrics);
-  const health: HealthProbes = {
-    readiness: FACILITATOR_READINESS,
-    failuresBeforeDown: config.READINESS_FAILURE_THRESHOLD,
-    // Without the fee budget's counters nothing can be settled (the budget fails closed).
-    ...(counters.ping ? { counters: toOperators(logger, "counters", ping(counters.ping)) } : {}),
-    ledger: toOperators(logger, "ledger", ping(() => ledger.ping())),
-    store: toOperators(logger, "store", ping(() => store.ping())),
-    signer: async () => {
-      if (feePayers.addresses.length === 0) return { status: "degraded", detail: "no fee-payer key configured: /settle is disabled" };
-      const status = summarizeSignerHealth(feePayers.health());
-      return status === "ok" ? toOperators(logger, "ledger", balances)() : { status };
-    },
-  };
   // SECURITY: /metrics (the fee payers' balances and spend), /openapi and /docs move to ADMIN_PORT in
   // production; the public apps then do not register them (src/http/operations-surface.ts).
   const publicSurface = config.NODE_ENV === "production" ? "omit" : "serve";
-  const facilitatorDeps: FacilitatorAppDeps = {
-    ...paymentDeps,
-    verify: async (request) => {
-      const result = await verifyPayment(request, paymentDeps);
-      metrics.increment("x402_verifications_total", "Payments verified, by outcome", { outcome: result.ok ? "valid" : result.reason });
-      return result;
-    },
-    settlement: settlement && instrumentSettlement(settlement, metrics),
-    metrics,
-    enterLogContext,
-    apiKeys: protection.apiKeys,
-    apiKeysRequired: config.FACILITATOR_API_KEYS_REQUIRED,
-    logger,
-    health,
-    version: VERSION,
-  };
+  const { settlement, facilitatorDeps } = composeFacilitator({ config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version: VERSION });
   const facilitatorApp = createFacilitatorApp(facilitatorDeps, publicSurface);
 
   const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
@@ -358,36 +274,6 @@ function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
   if (treasury === undefined && bps === undefined) return null;
   if (treasury === undefined || bps === undefined) throw configurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
   return Object.freeze({ treasury: treasury as Address, bps });
-}
-
-/** What /health says of a failing dependency: no host, port, database name or URL (they are in the log). */
-const NEUTRAL_DETAIL: Readonly<Record<"ledger" | "store" | "counters", string>> = {
-  counters: "the counter store does not answer",
-  ledger: "the ledger does not answer",
-  store: "the database does not answer",
-};
-
-function ping(call: () => Promise<void>): () => Promise<HealthCheck> {
-  return async () => {
-    await call();
-    return { status: "ok" };
-  };
-}
-
-/**
- * SECURITY: /health is on the public ports, and a failing dependency's own words name the
- * database (the store's errors name DATABASE_URL's host, port and database) or the RPC endpoint.
- * The operator gets them in a log line (redacted); the response says only which dependency failed.
- */
-function toOperators(logger: Logger, check: "ledger" | "store" | "counters", work: () => Promise<HealthCheck>, failure: "down" | "degraded" = "down"): HealthProbe {
-  return async () => {
-    try {
-      return await work();
-    } catch (error) {
-      logger.warn("health check failed", { check, status: failure, error: redactText(error instanceof Error ? error.message : String(error)) });
-      return { status: failure, detail: NEUTRAL_DETAIL[check] };
-    }
-  };
 }
 
 export { serveLocalLedgerRpc };
