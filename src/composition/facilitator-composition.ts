@@ -87,6 +87,8 @@ export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
           logger: logger.child({ component: "settlement" }),
           network: config.NETWORK,
           duplicates: config.SETTLE_DUPLICATES,
+          confirmDeadlineMs: config.SETTLE_CONFIRM_DEADLINE_MS,
+          duplicateWaitMs: config.SETTLE_CONFIRM_DEADLINE_MS,
           feeBudget: protection.feeBudget,
           clock: systemClock,
           onFeeSpent: (outcome, feePayer, lamports) =>

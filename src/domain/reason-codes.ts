@@ -49,6 +49,8 @@ export const REASON_CODES = [
   "SETTLEMENT_FAILED",
   "FEE_BUDGET_EXCEEDED",
   "FEE_BUDGET_UNAVAILABLE",
+  // Not final: broadcast, confirmation still awaited (lower case, as @x402/core expects it).
+  "settlement_pending",
   "DUPLICATE_SETTLEMENT",
   "PAYMENT_ID_INVALID",
   // Settlement modes (extensions.mode).

@@ -16,7 +16,24 @@ export function settleFailure(network: string, reason: ReasonCode, message: stri
   return { success: false, transaction: "", network, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}) };
 }
 
-/** The answer for a record that reached a final state, new or replayed. */
+/**
+ * Not final yet: the transaction was broadcast (`transaction` is its signature) and its
+ * confirmation is still awaited. `settlement_pending` is the non-terminal reason the stock x402
+ * packages (@x402/core 2.24 and later) retry once on; the same payment sent again answers from
+ * its record and never submits twice.
+ */
+export function settlementPending(network: string, signature: string, payer?: string): SettleResponse {
+  return {
+    success: false,
+    transaction: signature,
+    network,
+    errorReason: "settlement_pending",
+    errorMessage: "the transaction was broadcast and is not confirmed yet; retry with the same payment for its final result",
+    ...(payer ? { payer } : {}),
+  };
+}
+
+/** The answer for a record, new or replayed: final, or still pending. */
 export function settleResultOf(record: SettlementRecord, replayed: boolean): SettleResponse {
   if (record.state === "settled") {
     return {
@@ -30,12 +47,7 @@ export function settleResultOf(record: SettlementRecord, replayed: boolean): Set
   if (record.state === "failed") {
     return settleFailure(record.network, "SETTLEMENT_FAILED", record.error ?? "settlement failed", record.payer);
   }
-  return settleFailure(
-    record.network,
-    "SETTLEMENT_FAILED",
-    "settlement of this payment is still in progress; retry with the same transaction to get its final result",
-    record.payer,
-  );
+  return settlementPending(record.network, record.signature, record.payer);
 }
 
 /**

@@ -21,6 +21,11 @@ export type SettleTransactionDeps = Readonly<{
   logger: Logger;
   network: string;
   confirmation?: ConfirmationPolicy;
+  /**
+   * SETTLE_CONFIRM_DEADLINE_MS: how long a settle waits for confirmation before answering
+   * `settlement_pending` (confirmation goes on); absent, it waits for the outcome.
+   */
+  confirmDeadlineMs?: number;
   /** How long a duplicate waits for the winner of the claim before answering "in progress". */
   duplicateWaitMs?: number;
   /** Shared confirmation (one status poll for all in flight); default: a poll loop per settlement. */

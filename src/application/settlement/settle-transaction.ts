@@ -5,10 +5,10 @@ import { nowOf } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { BudgetedClaimResult, PaymentTerms, SettlementDraft } from "../ports/settlement-store.ts";
 import { admitSettlement } from "./admit-settlement.ts";
-import { confirmTransaction } from "./confirm-transaction.ts";
+import { type ConfirmationOutcome, confirmTransaction } from "./confirm-transaction.ts";
 import type { CallerKind, FeeReservation } from "./fee-budget.ts";
 import { awaitExisting } from "./previous-settlement.ts";
-import { type SettleResponse, describePaymentId, settleFailure } from "./settle-response.ts";
+import { type SettleResponse, describePaymentId, settleFailure, settlementPending } from "./settle-response.ts";
 import type { TransactionCandidate } from "../payment/settlement-candidate.ts";
 import { settleLanded } from "./settle-landed.ts";
 import type { SettleTransactionDeps } from "./settle-transaction-deps.ts";
@@ -92,7 +92,35 @@ async function signClaimAndSubmit(
     return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
   }
 
-  const outcome = await (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock)));
+  const confirmation = deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock));
+  const finishing = confirmation.then((outcome) => finishConfirmation(deps, candidate, signature, reservation, log, outcome));
+  if (deps.confirmDeadlineMs === undefined) return finishing;
+  // SETTLE_CONFIRM_DEADLINE_MS: past it the client is told the settlement is pending, with the
+  // broadcast signature (the stock x402 packages retry once on `settlement_pending`); confirmation
+  // and the record's finish go on here, and a retry of the same payment answers from the record.
+  const answered = await Promise.race([finishing, deadline(deps.confirmDeadlineMs)]);
+  if (answered !== PAST_DEADLINE) return answered;
+  finishing.catch((error: unknown) => log.error("settlement finish failed after its answer; recovery will complete it", { error }));
+  log.info("settlement pending past the confirmation deadline", { deadlineMs: deps.confirmDeadlineMs });
+  return settlementPending(network, signature, candidate.payer);
+}
+
+const PAST_DEADLINE = Symbol("past the confirmation deadline");
+
+function deadline(ms: number): Promise<typeof PAST_DEADLINE> {
+  return new Promise((resolve) => setTimeout(() => resolve(PAST_DEADLINE), ms));
+}
+
+/** The record's final state from the confirmation's outcome, and the answer that goes with it. */
+async function finishConfirmation(
+  deps: SettleTransactionDeps,
+  candidate: TransactionCandidate,
+  signature: Signature,
+  reservation: FeeReservation | null,
+  log: Logger,
+  outcome: ConfirmationOutcome,
+): Promise<SettleResponse> {
+  const { store, network } = deps;
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, async () => {

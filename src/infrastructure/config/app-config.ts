@@ -48,6 +48,11 @@ export const AppConfigSchema = Type.Object({
   NODE_ENV: Type.Optional(Type.Union([Type.Literal("development"), Type.Literal("test"), Type.Literal("production")])),
   /** What a settle after the first for one payment answers: the spec's idempotent success, or a refusal. */
   SETTLE_DUPLICATES: Type.Union([Type.Literal("replay"), Type.Literal("reject")], { default: "replay" }),
+  /**
+   * How long /settle waits for confirmation before answering `settlement_pending` with the broadcast
+   * signature (confirmation goes on); also how long a retry of the same payment waits for it.
+   */
+  SETTLE_CONFIRM_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
   PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
   PAYTO_ALLOWLIST_FILE: Type.Optional(Type.String({ minLength: 1 })),
   FACILITATOR_API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),

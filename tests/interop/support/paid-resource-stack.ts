@@ -21,10 +21,11 @@ import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import express from "express";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
 import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
-import { serveLocalLedgerRpc } from "../../../src/infrastructure/ledger/local-ledger.ts";
+import { createLocalLedger, serveLocalLedgerRpc } from "../../../src/infrastructure/ledger/local-ledger.ts";
 import { type LedgerRpcServer } from "@x84/embedded-ledger";
 import { type TestService, startService } from "../../settlement/support/service-harness.ts";
-import { usdcOf } from "../../settlement/support/payments.ts";
+import { newFeePayerKey, usdcOf } from "../../settlement/support/payments.ts";
+import { startLedgerProxy } from "../../settlement/support/ledger-proxy.ts";
 
 export const USDC = DEVNET_USDC_MINT as Address;
 /** 0.01 USDC (6 decimals) per GET /weather. */
@@ -48,11 +49,19 @@ export type Stack = Readonly<{
   stop(): Promise<void>;
 }>;
 
-export async function startStack(env: Readonly<Record<string, string>> = {}): Promise<Stack> {
-  const service = await startService(env);
-  const ledger = service.embeddedLedger;
-  if (!ledger) throw new Error("the stack needs the embedded ledger");
-  const stops: (() => Promise<void> | void)[] = [() => service.dispose()];
+export type StackOptions = Readonly<{
+  /**
+   * The facilitator reaches the embedded ledger over JSON-RPC through a proxy that reports each
+   * transaction as `processed` (not yet `confirmed`) for this long after it was first asked about:
+   * a ledger whose confirmations are slower than SETTLE_CONFIRM_DEADLINE_MS.
+   */
+  confirmationDelayMs?: number;
+}>;
+
+export async function startStack(env: Readonly<Record<string, string>> = {}, options: StackOptions = {}): Promise<Stack> {
+  const stops: (() => Promise<void> | void)[] = [];
+  const { service, ledger } = await startFacilitator(env, options, stops);
+  stops.unshift(() => service.dispose());
   try {
     const rpc: LedgerRpcServer = serveLocalLedgerRpc(ledger, { port: 0 });
     stops.unshift(() => rpc.stop());
@@ -134,6 +143,38 @@ export async function startStack(env: Readonly<Record<string, string>> = {}): Pr
     await stopAll(stops);
     throw error;
   }
+}
+
+/** The service on the embedded ledger, or (with a confirmation delay) on a ledger reached through a slow-confirming proxy. */
+async function startFacilitator(env: Readonly<Record<string, string>>, options: StackOptions, stops: (() => Promise<void> | void)[]): Promise<Readonly<{ service: TestService; ledger: LocalLedger }>> {
+  const delayMs = options.confirmationDelayMs;
+  if (delayMs === undefined) {
+    const service = await startService(env);
+    if (!service.embeddedLedger) throw new Error("the stack needs the embedded ledger");
+    return { service, ledger: service.embeddedLedger };
+  }
+  const ledger = createLocalLedger();
+  const firstAsked = new Map<string, number>();
+  const proxy = startLedgerProxy(ledger, {
+    rule: async (call, forward) => {
+      if (call.method !== "getSignatureStatuses") return forward();
+      const answer = (await (await forward()).json()) as { result?: { value?: ({ confirmationStatus: string } | null)[] } };
+      const signatures = (Array.isArray(call.params[0]) ? call.params[0] : []) as string[];
+      answer.result?.value?.forEach((status, i) => {
+        const signature = signatures[i];
+        if (!status || signature === undefined) return;
+        const first = firstAsked.get(signature) ?? Date.now();
+        firstAsked.set(signature, first);
+        if (Date.now() - first < delayMs) status.confirmationStatus = "processed";
+      });
+      return Response.json(answer);
+    },
+  });
+  stops.push(() => proxy.stop());
+  const key = await newFeePayerKey();
+  await ledger.airdrop(key.address, 10_000_000_000n);
+  const service = await startService({ ...env, SOLANA_RPC_URL: proxy.url, SEED_SAMPLE_AGENTS: "false", FEE_PAYER_PRIVATE_KEY: key.json });
+  return { service, ledger };
 }
 
 async function stopAll(stops: readonly (() => Promise<void> | void)[]): Promise<void> {
