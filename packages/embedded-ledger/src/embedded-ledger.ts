@@ -9,6 +9,7 @@ import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
 import { rawLiteSvm } from "./litesvm-raw.ts";
 import { systemClock, silentLogger, type AccountSnapshot, type Clock, type Logger, type ProgramAccountFilter, type SignatureStatus } from "./ports.ts";
 import { createProgramAccountMirror } from "./program-account-mirror.ts";
+import { createProgramSubscriptions, type ProgramAccountListener } from "./program-subscriptions.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
 import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
 import { renderTransactionError } from "./transaction-error.ts";
@@ -70,6 +71,13 @@ export type EmbeddedLedger = Readonly<{
   readAccountDetail(address: Address): EmbeddedAccount | null;
   /** Program-owned accounts matching every filter, answered from a JS-side copy (program-account-mirror.ts). */
   getProgramAccounts(program: Address, filters?: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
+  /**
+   * Calls `listener` with each write of an account `program` owns that passes every filter, as it
+   * happens (programSubscribe's notices; program-subscriptions.ts). Returns the unsubscribe function.
+   */
+  subscribeProgramAccounts(program: Address, filters: readonly ProgramAccountFilter[], listener: ProgramAccountListener): () => void;
+  /** The rent epoch getAccountInfo reports for an account (0 unless a cheat code set one). */
+  rentEpochOf(address: Address): bigint;
   latestBlockhash(): SlotBlockhash;
   isBlockhashValidNow(blockhash: string): boolean;
   submit(wire: Uint8Array, options?: SubmitOptions): SubmitResult;
@@ -161,6 +169,9 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
   }
 
   const programAccounts = createProgramAccountMirror(rawLiteSvm(svm));
+  const subscriptions = createProgramSubscriptions(logger, (active) =>
+    programAccounts.onWrite(active ? (account) => subscriptions.dispatch(account, slots.currentSlot(), rentEpochs.get(account.address) ?? 0n) : null),
+  );
   const executor = createTransactionExecutor({
     svm,
     slots,
@@ -300,6 +311,8 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     readAccountDetail: embeddedAccount,
     // Answered from a JS-side copy, filtered before anything is copied out (see program-account-mirror.ts).
     getProgramAccounts: (program: Address, filters: readonly ProgramAccountFilter[] = []) => programAccounts.read(program, filters),
+    subscribeProgramAccounts: subscriptions.subscribe,
+    rentEpochOf: (target: Address) => rentEpochs.get(target) ?? 0n,
     latestBlockhash: () => slots.latest(),
     isBlockhashValidNow: (blockhash: string) => slots.isValid(blockhash),
     submit: (wire: Uint8Array, submitOptions?: SubmitOptions) => executor.submit(wire, submitOptions),

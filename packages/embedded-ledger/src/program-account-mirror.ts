@@ -25,6 +25,12 @@ const NATIVE_OWNERS: ReadonlySet<string> = new Set([
   "Vote111111111111111111111111111111111111111",
 ]);
 
+function sameState(before: Stored | undefined, after: Stored): boolean {
+  if (!before || before.owner !== after.owner || before.lamports !== after.lamports || before.data.length !== after.data.length) return false;
+  for (let i = 0; i < after.data.length; i++) if (before.data[i] !== after.data[i]) return false;
+  return true;
+}
+
 /** Work between two yields to the event loop while filtering a large program. */
 const SLICE_MS = 4;
 
@@ -52,6 +58,12 @@ export type WrittenAccount = Readonly<{ owner: Address; lamports: bigint; data: 
  */
 export type ProgramAccountMirror = Readonly<{
   read(program: Address, filters: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
+  /**
+   * Told of each program-owned account as it is written (setAccount: every write; a landed
+   * transaction: each named account whose owner, lamports or bytes changed). Setting a listener
+   * makes transactions' accounts be read at once instead of at the next listing.
+   */
+  onWrite(listener: ((account: AccountSnapshot) => void) | null): void;
   /** setAccount wrote this state (the bytes are copied). */
   written(address: Address, account: WrittenAccount): void;
   /** A transaction landed; `keys` are its static account keys, null when it loaded more from lookup tables. */
@@ -66,6 +78,7 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
   const lists = new Map<Address, readonly Stored[]>();
   const touched = new Set<Address>();
   let complete = true;
+  let listener: ((account: AccountSnapshot) => void) | null = null;
 
   function remove(address: Address): void {
     const owner = ownerOf.get(address);
@@ -89,10 +102,21 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
   function catchUp(): void {
     for (const address of touched) {
       const account = raw.getAccount(base58Bytes(address));
-      if (account) store(Object.freeze({ address, owner: base58Text(account.owner()) as Address, lamports: account.lamports(), data: account.data(), executable: account.executable() }));
-      else remove(address);
+      if (!account) {
+        remove(address);
+        continue;
+      }
+      const next: Stored = Object.freeze({ address, owner: base58Text(account.owner()) as Address, lamports: account.lamports(), data: account.data(), executable: account.executable() });
+      const before = storedAt(address);
+      store(next);
+      if (listener && next.lamports > 0n && !sameState(before, next)) listener(next);
     }
     touched.clear();
+  }
+
+  function storedAt(address: Address): Stored | undefined {
+    const owner = ownerOf.get(address);
+    return owner === undefined ? undefined : byOwner.get(owner)?.get(address);
   }
 
   function nativeList(program: Address): readonly Stored[] {
@@ -148,10 +172,17 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
 
   return Object.freeze({
     read,
+    onWrite(next: ((account: AccountSnapshot) => void) | null) {
+      listener = next;
+    },
     written(address: Address, account: WrittenAccount) {
-      if (!complete) return;
-      touched.delete(address);
-      store(Object.freeze({ address, ...account, data: account.data.slice() }));
+      const copy: Stored = Object.freeze({ address, ...account, data: account.data.slice() });
+      if (complete) {
+        touched.delete(address);
+        store(copy);
+      }
+      // A real node notifies every write of a live account, changed or not.
+      if (listener && copy.lamports > 0n) listener(copy);
     },
     transactionLanded(keys: readonly Uint8Array[] | null) {
       if (keys === null) {
@@ -163,6 +194,7 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
         return;
       }
       if (complete) for (const key of keys) touched.add(base58Text(key) as Address);
+      if (listener && complete) catchUp();
     },
   });
 }
