@@ -60,7 +60,7 @@ export async function createAuth(config: AppConfig, inputs: AuthInputs): Promise
     }),
     challengeRateLimit: createRateLimiter(inputs.counters, { limit: config.AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 }, clock),
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
-    currentUser: createCurrentUser({ tokens, store, ownedAgents: createOwnedAgents({ index: inputs.index, clock, logger: log }), logger: log }),
+    currentUser: createCurrentUser({ tokens, store, ownedAgents: createOwnedAgents({ index: inputs.index }), logger: log }),
   });
 }
 
