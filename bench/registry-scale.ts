@@ -109,7 +109,7 @@ async function memoryPart(): Promise<void> {
   finishNow(cache.reconcile(accounts, 0n));
   const decodeMs = performance.now() - start;
   start = performance.now();
-  let catalog: AgentCatalog = finishNow(agentCatalogWork([...cache.records()]));
+  let catalog: AgentCatalog = finishNow(agentCatalogWork(finishNow(cache.records())));
   const buildMs = performance.now() - start;
   note("cold: decode every account", `${(decodeMs / 1000).toFixed(1)} s of CPU`);
   note("cold: build the catalog (sort, lists, n-grams)", `${(buildMs / 1000).toFixed(1)} s of CPU`);
@@ -124,7 +124,7 @@ async function memoryPart(): Promise<void> {
     const next = finishNow(cache.reconcile(accounts, 0n));
     const compareMs = performance.now() - start;
     start = performance.now();
-    catalog = finishNow(agentCatalogWork([...cache.records()], catalog));
+    catalog = finishNow(agentCatalogWork(finishNow(cache.records()), catalog));
     note(`refresh with ${next.added.length} changed (${CHANGED_SHARE * 100}%): compare all + decode changed`, `${ms(compareMs)} ms of CPU`);
     note(`  then the catalog update (overlay)`, `${ms(performance.now() - start)} ms of CPU`);
   }

@@ -67,7 +67,7 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
   const all: CatalogEntry[] = [];
   for (const record of unique.values()) {
     all.push(entryOf(record));
-    if ((all.length & 1023) === 0) yield;
+    if ((all.length & 127) === 0) yield;
   }
   const sorted = yield* sortSliced(all, compareEntries);
   return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });

@@ -145,7 +145,9 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity })),
     // A full read rebuilds from every record (exact, duplicates of a mint included); unchanged
     // records are the same objects, so only what changed is indexed again.
-    rebuilt: (previous) => agentCatalogWork([...agentSpec.baseline.records()], previous),
+    rebuilt: function* (previous) {
+      return yield* agentCatalogWork(yield* agentSpec.baseline.records(), previous);
+    },
     changed: (previous, changes) => agentCatalogChanges(previous, changes.added, changes.removed),
   };
   const agents = createLiveKind(agentSpec, env);
@@ -246,7 +248,7 @@ function groupedSpec<T, R>(
   /** The one map, changed in place (regroup replaces a group, never edits it). */
   let groups: Map<string, readonly R[]> | null = null;
   function* changed(changes: BaselineChanges<R>): SlicedWork<RecordsByMint<R>> {
-    if (!groups) groups = yield* groupByMint(baseline.records(), mintOf);
+    if (!groups) groups = yield* groupByMint(yield* baseline.records(), mintOf);
     else yield* regroup(groups, changes.added, changes.removed, mintOf);
     return groups;
   }

@@ -153,7 +153,7 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
       const changed = changes.added.length + changes.removed.length;
       if (!model || changed > 0) loaded(await env.inSlices(spec.rebuilt(model, changes), stats));
       if (changes.skipped.length > 0) env.log.warn("skipped registry accounts that do not decode", { kind, count: changes.skipped.length, sample: changes.skipped.slice(0, 5) });
-      if (spec.entered) spec.entered([...baseline.records()], true);
+      if (spec.entered) spec.entered(await env.inSlices(baseline.records(), stats), true);
       env.persist?.(kind, changes.stored, startedAt);
       lastSuccessAt = startedAt;
       lastError = null;
@@ -243,7 +243,7 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
     if (!trusted) return;
     await serially(async () => {
       if (model) return;
-      const all = [...baseline.records()];
+      const all = await env.inSlices(baseline.records(), stats);
       loaded(await env.inSlices(spec.rebuilt(undefined, { added: all, removed: [], skipped: [], stored: [], accounts }), stats));
       spec.entered?.(all, true);
       env.report({ kind, source: "store", wallMs: performance.now() - started, readMs: 0, busyMs: stats.busyMs, longestSliceMs: stats.longestMs, accounts, changed: 0 });
