@@ -147,7 +147,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     reconcileMs: config.REGISTRY_RECONCILE_INTERVAL_SECONDS * 1000,
     logger,
     feed: embeddedLedger ? createLocalProgramFeed(embeddedLedger) : createRpcProgramFeed({ url: pubsubUrlOf(config), logger }),
-    store: createSqlRegistryAccountStore(store.executor, config.REGISTRY_PROGRAM_ID as Address),
+    // The embedded ledger starts empty at every start: a saved index would list agents it no longer has.
+    ...(embeddedLedger ? {} : registryIndexStore(store.executor, config.REGISTRY_PROGRAM_ID as Address)),
     // A facilitator-only process asks the index only to check payTo against registered agents.
     startLazily: config.ROLE === "facilitator" && config.PAYTO_POLICY !== "registered-agents",
     ...(feedbackDetails ? { feedbackDetails } : {}),
@@ -308,6 +309,18 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       await store.close();
     },
   });
+}
+
+/**
+ * The registry index's copy in the store. PGlite runs in this thread: small pages and batches keep
+ * each of its statements to a few ms (docs/registry.md#the-index-in-the-store).
+ */
+function registryIndexStore(executor: OpenedStore["executor"], programId: Address) {
+  const pglite = executor.kind === "pglite";
+  return {
+    store: createSqlRegistryAccountStore(executor, programId, { pageRows: pglite ? 150 : 2_000 }),
+    storeBatchSize: pglite ? 100 : 500,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import { unrefTimeout, type Schedule } from "../../application/registry/refreshi
 import { runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
 import { agentCatalogChanges, agentCatalogWork, type AgentCatalog } from "../../domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
+import { toHex } from "../../domain/registry/borsh-codecs.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET, decodeAgentIdentity } from "../../domain/registry/agent-identity.ts";
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService } from "../../domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry } from "../../domain/registry/feedback-entry.ts";
@@ -51,6 +52,8 @@ export type AgentIndexDeps = Readonly<{
   feedBatchMs?: number;
   /** The index's accounts kept across restarts (PostgreSQL or PGlite). */
   store?: RegistryAccountStore;
+  /** Accounts per store write (see createIndexPersister); default 250. */
+  storeBatchSize?: number;
   /** Wait after a failed full read before retrying; default min(ttlMs, 5 s) (at least 1 s). */
   retryMs?: number;
   /**
@@ -117,7 +120,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const yieldNow = deps.yieldNow ?? yieldBySetImmediate;
   const schedule = deps.schedule ?? unrefTimeout;
   const log = logger.child({ component: "agent-index" });
-  const persister: IndexPersister | null = deps.store ? createIndexPersister({ store: deps.store, logger, schedule }) : null;
+  const persister: IndexPersister | null = deps.store ? createIndexPersister({ store: deps.store, logger, schedule, ...(deps.storeBatchSize ? { batchSize: deps.storeBatchSize } : {}) }) : null;
 
   const env: KindEnv = {
     read: deps.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters)),
@@ -142,7 +145,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const agentSpec: KindSpec<AgentRecord, AgentCatalog> = {
     kind: "agents",
     discriminator: AGENT_IDENTITY_DISCRIMINATOR,
-    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity })),
+    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity: { ...identity, tags: sharedTags(identity.tags) } })),
     // A full read rebuilds from every record (exact, duplicates of a mint included); unchanged
     // records are the same objects, so only what changed is indexed again.
     rebuilt: function* (previous) {
@@ -231,6 +234,25 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
       for (const kind of KINDS) kinds[kind].stop();
       await persister?.stop();
     },
+  });
+}
+
+/** One instance per distinct tag hash (a few categories repeat across every agent). */
+const tagInstances = new Map<string, ReadonlyUint8Array>();
+const MAX_SHARED_TAGS = 4_096;
+
+/**
+ * An agent's tags as shared instances: two 32-byte arrays an agent were ~20 MB of heap at
+ * 100,000 agents, nearly all copies of the same 16 category hashes. Beyond MAX_SHARED_TAGS distinct
+ * tags, new ones are kept as they are.
+ */
+function sharedTags(tags: readonly ReadonlyUint8Array[]): ReadonlyUint8Array[] {
+  return tags.map((tag) => {
+    const key = toHex(tag);
+    const known = tagInstances.get(key);
+    if (known) return known;
+    if (tagInstances.size < MAX_SHARED_TAGS) tagInstances.set(key, tag);
+    return tag;
   });
 }
 
