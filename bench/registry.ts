@@ -212,24 +212,6 @@ function stallMeter() {
   };
 }
 
-/** The index's slices measured in this thread's CPU time (the index yields between slices). */
-function cpuSlices() {
-  let resumed = threadTimes().cpu;
-  let longest = 0;
-  return {
-    yieldNow: async () => {
-      longest = Math.max(longest, threadTimes().cpu - resumed);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      resumed = threadTimes().cpu;
-    },
-    take(): number {
-      const value = longest;
-      longest = 0;
-      return value;
-    },
-  };
-}
-
 /** A feed the bench can pause, to make a full read find what it missed (as after a reconnect). */
 function pausable(feed: ProgramAccountFeed) {
   let paused = false;
@@ -245,7 +227,6 @@ async function main(): Promise<void> {
   const { ledger, seedMs } = bench;
   const rssSeeded = process.memoryUsage().rss;
   const stalls = stallMeter();
-  const slices = cpuSlices();
 
   const reports: (RefreshReport & { at: number })[] = [];
   const feed = pausable(bench.feed);
@@ -258,7 +239,7 @@ async function main(): Promise<void> {
     ttlMs: TTL_SECONDS * 1000,
     reconcileMs: RECONCILE_SECONDS * 1000,
     feed: feed.feed,
-    yieldNow: slices.yieldNow,
+    cpuNow: () => threadTimes().cpu,
     logger: silentLogger,
     ...(bench.readProgramAccounts ? { readProgramAccounts: bench.readProgramAccounts } : {}),
     onRefresh: (report) => reports.push({ ...report, at: performance.now() }),
@@ -275,7 +256,7 @@ async function main(): Promise<void> {
       step: name,
       "wall ms": ms(wallMs),
       "index busy ms": ms(steps.reduce((sum, r) => sum + r.busyMs, 0)),
-      "longest slice ms (wall / CPU)": `${ms(Math.max(0, ...steps.map((r) => r.longestSliceMs)))} / ${ms(slices.take())}`,
+      "longest slice ms (wall / CPU)": `${ms(Math.max(0, ...steps.map((r) => r.longestSliceMs)))} / ${ms(Math.max(0, ...steps.map((r) => r.longestSliceCpuMs)))}`,
       "longest stall ms (all / own)": `${ms(stall.all)} / ${ms(stall.own)}`,
       "ledger read ms": ms(Math.max(0, ...steps.map((r) => r.readMs))),
       "process CPU ms": ms((used.user + used.system) / 1000),
@@ -290,7 +271,6 @@ async function main(): Promise<void> {
     const before = reports.length;
     const cpu = process.cpuUsage();
     stalls.take();
-    slices.take();
     const wall = performance.now();
     await index.refresh();
     row(name, performance.now() - wall, cpu, reports.slice(before));
@@ -300,7 +280,6 @@ async function main(): Promise<void> {
     const before = reports.length;
     const cpu = process.cpuUsage();
     stalls.take();
-    slices.take();
     const wall = performance.now();
     const v = version++;
     await bench.rewrite(share, v);
@@ -308,8 +287,7 @@ async function main(): Promise<void> {
     // doing. Over JSON-RPC the child rewrites, and the feed may apply writes before it answers.
     if (LEDGER_MODE !== "rpc") {
       stalls.take();
-      slices.take();
-    }
+      }
     const step = Math.max(1, Math.round(1 / share));
     const last = Math.floor((AGENTS - 1) / step) * step;
     const expected = agent(last, v).updatedAt;
@@ -369,7 +347,6 @@ async function main(): Promise<void> {
   async function run(name: string, url: string, headers?: Record<string, string>): Promise<void> {
     const started = performance.now();
     stalls.take();
-    slices.take();
     const result = await loadInProcess(url, headers);
     const during = reports.filter((r) => r.at >= started);
     const stall = stalls.take();
@@ -382,7 +359,7 @@ async function main(): Promise<void> {
       errors: result.errors,
       "full reads": during.filter((r) => r.source === "read").length,
       "feed batches": during.filter((r) => r.source === "feed").length,
-      "longest slice ms (wall / CPU)": during.length ? `${ms(Math.max(...during.map((r) => r.longestSliceMs)))} / ${ms(slices.take())}` : "-",
+      "longest slice ms (wall / CPU)": during.length ? `${ms(Math.max(...during.map((r) => r.longestSliceMs)))} / ${ms(Math.max(...during.map((r) => r.longestSliceCpuMs)))}` : "-",
       "longest stall ms (all / own)": `${ms(stall.all)} / ${ms(stall.own)}`,
     });
   }

@@ -72,8 +72,16 @@ function setup(count = 5, extra: Partial<Parameters<typeof createAgentIndex>[0]>
       else timers.push(timer);
     }
   };
+  /** Fires the pending batch timers of pushed writes (100 ms, longer after a costly batch, at most 1 s). */
+  const fireBatch = () => {
+    for (const timer of timers.splice(0)) {
+      if (timer.cancelled) continue;
+      if (timer.delayMs >= 100 && timer.delayMs <= 1_000) timer.callback();
+      else timers.push(timer);
+    }
+  };
   const reads = (discriminator: Uint8Array) => ledger.calls.filter((c) => "memcmp" in (c.filters[0] ?? {}) && [...(c.filters[0] as { memcmp: { bytes: Uint8Array } }).memcmp.bytes].join() === [...discriminator].join()).length;
-  return { ledger, clock, logger, index, putAgent, fire, timers, reports, reads };
+  return { ledger, clock, logger, index, putAgent, fire, fireBatch, timers, reports, reads };
 }
 
 const mints = async (index: LiveAgentIndex, filter = {}) => (await index.listAgents({ limit: 100, ...filter })).items.map((r) => r.identity.nftMint);
@@ -237,7 +245,7 @@ describe("agent index without a feed (fake Ledger, manual clock, hand-fired time
 describe("agent index with a feed (fake programSubscribe, fake Ledger, hand-fired timers)", () => {
   test("the first full read waits for the feed to be live, then pushed writes show after one batch with no further read", async () => {
     const fake = createFakeFeed();
-    const { index, ledger, fire, reports } = setup(5, { feed: fake.feed });
+    const { index, ledger, fireBatch, reports } = setup(5, { feed: fake.feed });
     await settle();
     expect(ledger.calls.length).toBe(0);
     expect(fake.subscribers.length).toBe(3);
@@ -253,7 +261,7 @@ describe("agent index with a feed (fake programSubscribe, fake Ledger, hand-fire
     fake.push(testAddress(6, 1), encodeFeedbackEntry(feedbackEntry(mint, 1)), 10n);
     fake.push(testAddress(7, 1), encodeAgentService(agentService(mint, "a2a")), 10n);
     expect((await mints(index))[0]).toBe(agentIdentity(4).nftMint);
-    fire(100);
+    fireBatch();
     await until(async () => (await mints(index))[0] === mint && (await index.listServices(mint, {}))?.length === 1);
     expect((await mints(index))[0]).toBe(mint);
     expect(await mints(index, { active: false })).toEqual([mint]);
@@ -266,31 +274,31 @@ describe("agent index with a feed (fake programSubscribe, fake Ledger, hand-fire
 
   test("a forged write (another owner) or one without lamports takes the account out, never in", async () => {
     const fake = createFakeFeed();
-    const { index, fire } = setup(3, { feed: fake.feed });
+    const { index, fireBatch } = setup(3, { feed: fake.feed });
     fake.status("live");
     await index.ready();
     fake.push(testAddress(9, 60), padded(encodeAgentIdentity(agentIdentity(60)), 600), 5n, testAddress(8, 1));
     fake.push(testAddress(9, 1), padded(encodeAgentIdentity(agentIdentity(1)), 600), 5n, PROGRAM_ID, 0n);
-    fire(100);
+    fireBatch();
     await until(async () => (await mints(index)).length === 2);
     expect((await mints(index)).sort()).toEqual([agentIdentity(0).nftMint, agentIdentity(2).nftMint].sort());
   });
 
   test("a write pushed while a full read is in flight is not undone by the read's older bytes", async () => {
     const fake = createFakeFeed();
-    const { index, ledger, fire } = setup(3, { feed: fake.feed });
+    const { index, ledger, fireBatch } = setup(3, { feed: fake.feed });
     fake.status("live");
     await index.ready();
     fake.push(testAddress(9, 1), padded(encodeAgentIdentity(agentIdentity(1)), 600), 7n);
-    fire(100);
+    fireBatch();
     const release = ledger.hold();
     const reading = index.refresh();
     await settle();
     fake.push(testAddress(9, 1), padded(encodeAgentIdentity(agentIdentity(1, { metadataUri: "https://pushed.example/1" })), 600), 8n);
-    fire(100);
+    fireBatch();
     release();
     await reading;
-    fire(100);
+    fireBatch();
     await until(async () => (await index.getAgent(agentIdentity(1).nftMint))?.identity.metadataUri === "https://pushed.example/1");
     expect((await index.getAgent(agentIdentity(1).nftMint))?.identity.metadataUri).toBe("https://pushed.example/1");
   });

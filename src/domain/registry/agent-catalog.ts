@@ -101,7 +101,7 @@ export function* agentCatalogChanges(previous: AgentCatalog, added: readonly Age
     if (rivalStays && rival.record.identity.updatedAt > record.identity.updatedAt) continue;
     if (rival && !incoming.has(mint) && !out.has(rival)) out.add(rival);
     incoming.set(mint, entryOf(record));
-    if ((i & 1023) === 1023) yield;
+    if ((i & 127) === 127) yield;
   }
   if (out.size === 0 && incoming.size === 0) return previous;
   const size = previous.size - out.size + incoming.size;
@@ -116,13 +116,21 @@ export function* agentCatalogChanges(previous: AgentCatalog, added: readonly Age
 function* withChanges(state: State, removed: readonly CatalogEntry[], added: readonly CatalogEntry[], size: number): SlicedWork<AgentCatalog> {
   const { base, overlay } = state;
   const removedBase = new Set(overlay.removed);
-  const current = new Map(overlay.added.map((e) => [e.nftMint, e]));
+  const current = new Map<string, CatalogEntry>();
+  let n = 0;
+  for (const entry of overlay.added) {
+    current.set(entry.nftMint, entry);
+    if ((++n & 1023) === 0) yield;
+  }
   for (const entry of removed) {
     if (base.byMint.get(entry.nftMint) === entry) removedBase.add(entry);
     else current.delete(entry.nftMint);
+    if ((++n & 1023) === 0) yield;
   }
-  for (const entry of added) current.set(entry.nftMint, entry);
-  yield;
+  for (const entry of added) {
+    current.set(entry.nftMint, entry);
+    if ((++n & 1023) === 0) yield;
+  }
   const addedSorted = yield* sortSliced([...current.values()], compareEntries);
   if (removedBase.size + addedSorted.length <= Math.max(OVERLAY_MIN, size * OVERLAY_SHARE)) {
     const gone = [...removedBase].map((e) => e.nftMint).filter((mint) => !current.has(mint));

@@ -70,6 +70,8 @@ export type AgentIndexDeps = Readonly<{
   sliceMs?: number;
   /** How index work gives the event loop back; setImmediate by default. */
   yieldNow?: YieldToEventLoop;
+  /** This thread's CPU time in ms, to report slices in CPU time too (benchmarks). */
+  cpuNow?: () => number;
   /** Timers (full reads, batches, store writes); tests inject their own. */
   schedule?: Schedule;
   /** Told of every finished step (benchmarks, metrics). */
@@ -126,7 +128,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     read: deps.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters)),
     filtersOf: (discriminator) => [discriminatorFilter(discriminator)],
     programId,
-    inSlices: <T>(work: SlicedWork<T>, stats: SliceStats) => runInSlices(work, { sliceMs, yieldNow, stats }),
+    inSlices: <T>(work: SlicedWork<T>, stats: SliceStats) => runInSlices(work, { sliceMs, yieldNow, stats, ...(deps.cpuNow ? { cpuNow: deps.cpuNow } : {}) }),
     schedule,
     now: () => clock.now(),
     reconcileMs: deps.reconcileMs ?? 300_000,
