@@ -106,7 +106,7 @@ async function memoryPart(): Promise<void> {
 
   const cache = createAccountBaseline(DEFAULT_REGISTRY_PROGRAM_ID, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity }));
   start = performance.now();
-  finishNow(cache.reconcile(accounts, 0n));
+  finishNow(cache.reconcile(accounts, 0n, cache.mark()));
   const decodeMs = performance.now() - start;
   start = performance.now();
   let catalog: AgentCatalog = finishNow(agentCatalogWork(finishNow(cache.records())));
@@ -121,7 +121,7 @@ async function memoryPart(): Promise<void> {
     const step = Math.round(1 / CHANGED_SHARE);
     for (let n = round; n < AGENTS; n += step) accounts[n] = { ...(accounts[n] as (typeof accounts)[number]), data: accountBytes(agent(n, round)) };
     start = performance.now();
-    const next = finishNow(cache.reconcile(accounts, 0n));
+    const next = finishNow(cache.reconcile(accounts, 0n, cache.mark()));
     const compareMs = performance.now() - start;
     start = performance.now();
     catalog = finishNow(agentCatalogWork(finishNow(cache.records()), catalog));

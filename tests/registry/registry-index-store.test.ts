@@ -99,6 +99,13 @@ describe("index restart from the store (embedded ledger and its feed, PGlite in 
 
       // Down while the restart happens: the ledger (an RPC node) holds every full read.
       put(6, agentIdentity(6, { active: false }));
+      // A state saved from a pushed write at a real chain's slot (far past this ledger's): the
+      // catch-up read must still replace it, and remove an account the ledger no longer has.
+      const staleUri = "https://stale.example/7";
+      await accounts.save("agents", [
+        { address: testAddress(9, 7), slot: 400_000_000n, data: padded(encodeAgentIdentity(agentIdentity(7, { metadataUri: staleUri })), 600) },
+        { address: testAddress(9, 99), slot: 400_000_000n, data: padded(encodeAgentIdentity(agentIdentity(99)), 600) },
+      ]);
       let release = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
       const slowLedger: Ledger = { ...ledger, getProgramAccounts: async (program, filters) => (await held, ledger.getProgramAccounts(program, filters)) };
@@ -107,15 +114,19 @@ describe("index restart from the store (embedded ledger and its feed, PGlite in 
       const started = performance.now();
       await second.ready();
       expect(performance.now() - started).toBeLessThan(2_000);
-      expect(reports.map((r) => [r.kind, r.source, r.accounts])).toEqual(expect.arrayContaining([["agents", "store", 40], ["services", "store", 1]]));
-      expect((await second.listAgents({ limit: 100 })).items.length).toBe(40);
+      expect(reports.map((r) => [r.kind, r.source, r.accounts])).toEqual(expect.arrayContaining([["agents", "store", 41], ["services", "store", 1]]));
+      expect((await second.listAgents({ limit: 100 })).items.length).toBe(41);
       expect((await second.getAgent(agentIdentity(5).nftMint))?.identity.metadataUri).toBe("https://pushed.example/5");
       expect((await second.listServices(mint, {}))?.length).toBe(1);
       expect((await second.getAgent(agentIdentity(6).nftMint))?.identity.active).toBe(true);
+      expect((await second.getAgent(agentIdentity(7).nftMint))?.identity.metadataUri).toBe(staleUri);
+      expect(await second.getAgent(agentIdentity(99).nftMint)).not.toBeNull();
 
       release();
       for (let i = 0; i < 200 && (await second.getAgent(agentIdentity(6).nftMint))?.identity.active !== false; i++) await Bun.sleep(10);
       expect((await second.getAgent(agentIdentity(6).nftMint))?.identity.active).toBe(false);
+      expect((await second.getAgent(agentIdentity(7).nftMint))?.identity.metadataUri).toBe(agentIdentity(7).metadataUri);
+      expect(await second.getAgent(agentIdentity(99).nftMint)).toBeNull();
       expect(reports.filter((r) => r.source === "read").map((r) => r.kind).sort()).toEqual(["agents", "feedback", "services"]);
       await second.close();
     } finally {

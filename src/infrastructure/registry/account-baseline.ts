@@ -22,7 +22,7 @@ export type BaselineChanges<R> = Readonly<{ added: R[]; removed: R[]; skipped: A
  * at 100,000 agents the kept bytes were ~40 MB of heap (a typed array each), which the collector
  * walked at every full collection.
  */
-type Known<R> = { readonly size: number; readonly h1: number; readonly h2: number; readonly record: R; slot: number; seen: number };
+type Known<R> = { readonly size: number; readonly h1: number; readonly h2: number; readonly record: R; slot: number; seen: number; applied: number };
 
 /**
  * The decoded accounts of one kind, by address, kept between full reads and pushed writes. An
@@ -37,8 +37,13 @@ export type AccountBaseline<R> = Readonly<{
   size(): number;
   /** Every record, in slices (a spread of 100,000 held the event loop for ~35 ms). */
   records(): SlicedWork<R[]>;
-  /** A full read at (at least) `slot`: accounts missing from it are gone, unless written at a later slot. */
-  reconcile(accounts: readonly ProgramAccountData[], slot: bigint): SlicedWork<BaselineChanges<R>>;
+  /** Marks the moment a full read starts: what `apply` changes after it is newer than the read. */
+  mark(): number;
+  /**
+   * A full read that started at `since` (a `mark()`), at least as recent as `slot`: accounts missing
+   * from it are gone, and it replaces every state, except those applied after it started.
+   */
+  reconcile(accounts: readonly ProgramAccountData[], slot: bigint, since: number): SlicedWork<BaselineChanges<R>>;
   /** Pushed writes; one older than what is known (an earlier slot) changes nothing. */
   apply(writes: readonly AccountWrite[]): SlicedWork<BaselineChanges<R>>;
 }>;
@@ -50,6 +55,8 @@ export function createAccountBaseline<T, R>(
 ): AccountBaseline<R> {
   const known = new Map<Address, Known<R>>();
   let generation = 0;
+  /** Counts applied states; a full read started at `since` loses to states applied after it. */
+  let applies = 0;
 
   function emptyChanges(accounts: number): { added: R[]; removed: R[]; skipped: Address[]; stored: StoredAccount[]; accounts: number } {
     return { added: [], removed: [], skipped: [], stored: [], accounts };
@@ -60,7 +67,7 @@ export function createAccountBaseline<T, R>(
     const result = decode(data);
     if (!result.ok) return false;
     const record = toRecord(address, result.value);
-    known.set(address, { size: result.size, h1: hash1(data, result.size), h2: hash2(data, result.size), record, slot, seen: generation });
+    known.set(address, { size: result.size, h1: hash1(data, result.size), h2: hash2(data, result.size), record, slot, seen: generation, applied: ++applies });
     if (before) out.removed.push(before.record);
     out.added.push(record);
     // A copy for the store: the read's buffer (shared by all its accounts) can then be dropped.
@@ -74,7 +81,7 @@ export function createAccountBaseline<T, R>(
     out.stored.push({ address, slot: BigInt(slot), data: null });
   }
 
-  function* reconcile(accounts: readonly ProgramAccountData[], readSlot: bigint): SlicedWork<BaselineChanges<R>> {
+  function* reconcile(accounts: readonly ProgramAccountData[], readSlot: bigint, since: number): SlicedWork<BaselineChanges<R>> {
     const current = ++generation;
     const slot = Number(readSlot);
     const out = emptyChanges(accounts.length);
@@ -89,19 +96,19 @@ export function createAccountBaseline<T, R>(
         continue;
       }
       const before = known.get(account.address);
-      if (before && (before.slot > slot || same(before, account.data))) {
-        // Unchanged, or written after this read began (its pushed state is newer than the read's).
+      if (before && (before.applied > since || same(before, account.data))) {
+        // Unchanged, or pushed after this read began (that state is at least as new as the read's).
         before.seen = current;
         if (before.slot < slot) before.slot = slot;
         continue;
       }
       if (!take(account.address, account.data, slot, before, out)) out.skipped.push(account.address);
     }
-    // Accounts the read did not return (or returned undecodable) are gone, unless a pushed write
-    // newer than the read says otherwise.
+    // Accounts the read did not return (or returned undecodable) are gone, unless pushed after the
+    // read began.
     let n = 0;
     for (const [address, entry] of known) {
-      if (entry.seen !== current && entry.slot <= slot) forget(address, entry, slot, out);
+      if (entry.seen !== current && entry.applied <= since) forget(address, entry, slot, out);
       if ((++n & 1023) === 0) yield;
     }
     return out;
@@ -119,6 +126,7 @@ export function createAccountBaseline<T, R>(
       const live = write.owner === programId && write.lamports > 0n;
       if (before && live && same(before, write.data)) {
         before.slot = slot;
+        before.applied = ++applies;
         continue;
       }
       if (!live || !take(write.address, write.data, slot, before, out)) {
@@ -131,6 +139,7 @@ export function createAccountBaseline<T, R>(
 
   return Object.freeze({
     size: () => known.size,
+    mark: () => applies,
     *records() {
       const out: R[] = [];
       for (const entry of known.values()) {

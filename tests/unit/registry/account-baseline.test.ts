@@ -16,7 +16,8 @@ function baseline() {
   const b = createAccountBaseline(PROGRAM_ID, decodeAgentIdentity, (address, identity) => ({ address, identity }));
   return {
     b,
-    read: (accounts: AccountSnapshot[], slot = 0n) => finishNow(b.reconcile(accounts, slot)),
+    /** A full read that started now (after everything applied so far). */
+    read: (accounts: AccountSnapshot[], slot = 0n) => finishNow(b.reconcile(accounts, slot, b.mark())),
     apply: (writes: AccountWrite[]) => finishNow(b.apply(writes)),
   };
 }
@@ -56,15 +57,18 @@ describe("account baseline (real agent codec): full reads", () => {
     expect(finishNow(b.records())[0]).toBe(record as NonNullable<typeof record>);
   });
 
-  test("a pushed write from a later slot than the read wins over the read, whether the read saw older bytes or no account", () => {
+  test("a write pushed after a read began wins over the read, whether the read saw older bytes or no account; states from before it lose", () => {
     const { b, read, apply } = baseline();
     read([account(1), account(2)], 10n);
+    // A state from the store or an earlier push, with a slot past the next read's: the read still decides.
+    apply([write(2, 900n, bytes(2, { metadataUri: "https://stored.example/2" }))]);
+    const since = b.mark();
     apply([write(1, 20n, bytes(1, { metadataUri: "https://newer.example" })), write(3, 20n)]);
-    const stale = read([account(1), account(2)], 15n);
-    expect([stale.added.length, stale.removed.length]).toEqual([0, 0]);
-    expect(finishNow(b.records()).map((r) => r.identity.metadataUri)).toContain("https://newer.example");
+    const stale = finishNow(b.reconcile([account(1), account(2)], 15n, since));
+    expect(mintsOf(stale.added)).toEqual([mint(2)]);
+    expect(finishNow(b.records()).map((r) => r.identity.metadataUri).sort()).toEqual(["https://agents.example/2/card.json", "https://newer.example", agentIdentity(3).metadataUri].sort());
     expect(b.size()).toBe(3);
-    // A read from after those writes decides again.
+    // A read that began after those writes decides again.
     const later = read([account(1), account(2)], 25n);
     expect(mintsOf(later.removed).sort()).toEqual([mint(1), mint(3)].sort());
   });
