@@ -2,7 +2,8 @@
  * The seeded agents of bench:registry, shared by the bench and its ledger process
  * (registry-ledger-process.ts): real AgentIdentity byte layout with Anchor's padding.
  */
-import { getAddressDecoder, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
+import { base58Text } from "@x84/solana-wire";
 import type { LocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { encodeAgentIdentity, type AgentIdentity } from "../src/domain/registry/agent-identity.ts";
 import { categoryHash, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
@@ -15,7 +16,8 @@ export function address(label: number, n: number): Address {
   const bytes = new Uint8Array(32);
   bytes[0] = label;
   new DataView(bytes.buffer).setUint32(1, n, true);
-  return getAddressDecoder().decode(bytes);
+  // The fast base58 (kit's goes through BigInt): seeding 100,000 agents spent most of its time here.
+  return base58Text(bytes) as Address;
 }
 
 const tagBytes = (name: string) => Uint8Array.from(categoryHash(name).match(/../g) ?? [], (h) => parseInt(h, 16));

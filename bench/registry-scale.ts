@@ -27,7 +27,7 @@ import { toHex } from "../src/domain/registry/borsh-codecs.ts";
 import { categoryHash, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../src/domain/registry/pdas.ts";
 import { finishNow } from "../src/domain/registry/sliced-work.ts";
-import { createDecodeCache } from "../src/infrastructure/registry/decode-cache.ts";
+import { createAccountBaseline } from "../src/infrastructure/registry/account-baseline.ts";
 
 const AGENTS = Number(process.env.BENCH_SCALE_AGENTS ?? 1_000_000);
 const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? "memory,postgres").split(","));
@@ -104,12 +104,12 @@ async function memoryPart(): Promise<void> {
   const jsonBytes = AGENTS * (Math.ceil(AGENT_SPACE / 3) * 4 + 200);
   note("one full getProgramAccounts answer (JSON, estimated)", mb(jsonBytes));
 
-  const cache = createDecodeCache(DEFAULT_REGISTRY_PROGRAM_ID, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity }));
+  const cache = createAccountBaseline(DEFAULT_REGISTRY_PROGRAM_ID, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity }));
   start = performance.now();
-  const decoded = finishNow(cache.refresh(accounts));
+  finishNow(cache.reconcile(accounts, 0n, cache.mark()));
   const decodeMs = performance.now() - start;
   start = performance.now();
-  let catalog: AgentCatalog = finishNow(agentCatalogWork(decoded.records));
+  let catalog: AgentCatalog = finishNow(agentCatalogWork(finishNow(cache.records())));
   const buildMs = performance.now() - start;
   note("cold: decode every account", `${(decodeMs / 1000).toFixed(1)} s of CPU`);
   note("cold: build the catalog (sort, lists, n-grams)", `${(buildMs / 1000).toFixed(1)} s of CPU`);
@@ -121,11 +121,11 @@ async function memoryPart(): Promise<void> {
     const step = Math.round(1 / CHANGED_SHARE);
     for (let n = round; n < AGENTS; n += step) accounts[n] = { ...(accounts[n] as (typeof accounts)[number]), data: accountBytes(agent(n, round)) };
     start = performance.now();
-    const next = finishNow(cache.refresh(accounts));
+    const next = finishNow(cache.reconcile(accounts, 0n, cache.mark()));
     const compareMs = performance.now() - start;
     start = performance.now();
-    catalog = finishNow(agentCatalogWork(next.records, catalog));
-    note(`refresh with ${next.changed} changed (${CHANGED_SHARE * 100}%): compare all + decode changed`, `${ms(compareMs)} ms of CPU`);
+    catalog = finishNow(agentCatalogWork(finishNow(cache.records()), catalog));
+    note(`refresh with ${next.added.length} changed (${CHANGED_SHARE * 100}%): compare all + decode changed`, `${ms(compareMs)} ms of CPU`);
     note(`  then the catalog update (overlay)`, `${ms(performance.now() - start)} ms of CPU`);
   }
 

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { createCurrentUser } from "../application/auth/current-user.ts";
 import { createOwnedAgents } from "../application/auth/owned-agents.ts";
+import { withUserCache } from "../application/auth/cached-users.ts";
 import { createSignIn } from "../application/auth/sign-in.ts";
 import type { AgentIndex } from "../application/ports/agent-index.ts";
 import type { Clock } from "../application/ports/clock.ts";
@@ -46,7 +47,8 @@ export async function createAuth(config: AppConfig, inputs: AuthInputs): Promise
     ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
     clock,
   });
-  const store = createSqlSignInStore(inputs.executor);
+  // /users/me reads the user each request: a few seconds in memory (docs/auth.md).
+  const store = withUserCache(createSqlSignInStore(inputs.executor), { clock });
   const log = logger.child({ component: "auth" });
   return Object.freeze({
     signIn: createSignIn({
@@ -60,7 +62,7 @@ export async function createAuth(config: AppConfig, inputs: AuthInputs): Promise
     }),
     challengeRateLimit: createRateLimiter(inputs.counters, { limit: config.AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 }, clock),
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
-    currentUser: createCurrentUser({ tokens, store, ownedAgents: createOwnedAgents({ index: inputs.index, clock, logger: log }), logger: log }),
+    currentUser: createCurrentUser({ tokens, store, ownedAgents: createOwnedAgents({ index: inputs.index }), logger: log }),
   });
 }
 

@@ -34,8 +34,11 @@ import { createAdminFetch } from "../http/admin-app.ts";
 import { type ClientAddresses, createClientAddresses } from "../http/client-address.ts";
 import { createCategoryCatalog } from "../domain/registry/categories.ts";
 import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
-import { createAgentIndex } from "../infrastructure/registry/ledger-agent-index.ts";
+import { createAgentIndex, type LiveAgentIndex } from "../infrastructure/registry/ledger-agent-index.ts";
 import { createRpcProgramAccountReader } from "../infrastructure/registry/rpc-program-account-reader.ts";
+import { createLocalProgramFeed } from "../infrastructure/ledger/local-program-feed.ts";
+import { createRpcProgramFeed } from "../infrastructure/ledger/rpc-program-feed.ts";
+import { createSqlRegistryAccountStore } from "../infrastructure/store/sql-registry-account-store.ts";
 import { createFeedbackDetailBackfill } from "../application/registry/feedback-detail-backfill.ts";
 import { createSqlFeedbackDetailUriStore } from "../infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createFeePayerProtection } from "./fee-payer-protection.ts";
@@ -65,6 +68,8 @@ export type Service = Readonly<{
   registryApp: ReturnType<typeof createRegistryApp>;
   /** What ADMIN_PORT serves (/metrics, /openapi, /docs); null when there is no admin port (adminPortOf). */
   admin: ((request: Request) => Promise<Response>) | null;
+  /** The registry's read model (tests wait on it: `ready()`, `caughtUp()`). */
+  registryIndex: LiveAgentIndex;
   /** The listener records each request's peer here; the registry's per-client limits read it. */
   clientAddresses: ClientAddresses;
   /** Finishes in-flight settlements (bounded), then releases every resource. */
@@ -139,12 +144,20 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const feedbackDetails = config.SOLANA_RPC_URL
     ? createFeedbackDetailBackfill({ history: createRpcLedger({ url: config.SOLANA_RPC_URL, timeoutMs: config.LEDGER_RPC_TIMEOUT_MS, logger }), store: createSqlFeedbackDetailUriStore(store.executor), programId: config.REGISTRY_PROGRAM_ID as Address, clock: systemClock, logger })
     : undefined;
+  // The registry index (docs/registry.md#data-freshness): warm from start-up, kept in the store, and
+  // following the program's writes through programSubscribe (the embedded ledger's own, in process).
   const index = createAgentIndex({
     ledger,
     clock: systemClock,
     programId: config.REGISTRY_PROGRAM_ID as Address,
     ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
+    reconcileMs: config.REGISTRY_RECONCILE_INTERVAL_SECONDS * 1000,
     logger,
+    feed: embeddedLedger ? createLocalProgramFeed(embeddedLedger) : createRpcProgramFeed({ url: pubsubUrlOf(config), logger }),
+    // The embedded ledger starts empty at every start: a saved index would list agents it no longer has.
+    ...(embeddedLedger ? {} : registryIndexStore(store.executor, config.REGISTRY_PROGRAM_ID as Address)),
+    // A facilitator-only process asks the index only to check payTo against registered agents.
+    startLazily: config.ROLE === "facilitator" && config.PAYTO_POLICY !== "registered-agents",
     ...(feedbackDetails ? { feedbackDetails } : {}),
     ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL, answerTimeoutMs: config.LEDGER_RPC_TIMEOUT_MS }) } : {}),
   });
@@ -250,6 +263,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     facilitatorApp,
     registryApp,
     admin,
+    registryIndex: index,
     clientAddresses,
     close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
       reconcile.stop();
@@ -258,9 +272,30 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
       await registration.close();
       await counters.close();
       await feedbackDetails?.stop();
+      await index.close();
       await store.close();
     },
   });
+}
+
+/**
+ * The registry index's copy in the store. PGlite runs in this thread: small pages and batches keep
+ * each of its statements to a few ms (docs/registry.md#the-index-in-the-store).
+ */
+function registryIndexStore(executor: OpenedStore["executor"], programId: Address) {
+  const pglite = executor.kind === "pglite";
+  return {
+    store: createSqlRegistryAccountStore(executor, programId, { pageRows: pglite ? 150 : 2_000 }),
+    storeBatchSize: pglite ? 100 : 500,
+  };
+}
+
+/**
+ * SOLANA_WS_URL, or SOLANA_RPC_URL with ws(s):// on the same host and port, as hosted nodes serve
+ * their pubsub (a local test validator serves it on the next port: set SOLANA_WS_URL for it).
+ */
+function pubsubUrlOf(config: AppConfig): string {
+  return config.SOLANA_WS_URL ?? (config.SOLANA_RPC_URL ?? "").replace(/^http/i, "ws");
 }
 
 /** USDC_MINT: one or more comma-separated mints (checked as base58 by the config schema). */

@@ -241,7 +241,7 @@ async function checkRedis(config: AppConfig): Promise<Outcome> {
  * (keys, PINs, passwords) and of credentials anywhere in URLs (the one redaction list).
  */
 function secretScrubber(env: Env): (text: string) => string {
-  const urls = ["SOLANA_RPC_URL", "DATABASE_URL", "REDIS_URL"].map((name) => env[name]);
+  const urls = ["SOLANA_RPC_URL", "SOLANA_WS_URL", "DATABASE_URL", "REDIS_URL"].map((name) => env[name]);
   const secrets = Object.entries(env)
     .filter(([name, value]) => isSecretValue(name, value))
     .map(([, value]) => String(value).trim())

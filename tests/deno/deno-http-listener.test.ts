@@ -44,6 +44,13 @@ function contract(runtime: string, observe: () => Promise<Record<string, unknown
     expect(seen["forcedStopMs"]).toBeLessThan(300);
   });
 
+  test(`${runtime}: WebSocket upgrades on the same port: text both ways, HTTP beside them, the session told of the close, a message past the limit closes (1009)`, () => {
+    expect(seen["wsReply"]).toBe("PING OVER THE LEDGER SOCKET");
+    expect(seen["wsPlainBeside"]).toBe("200 plain");
+    expect(seen["wsEvents"]).toBe("open,closed");
+    expect(seen["wsTooBigClose"]).toBe(1009);
+  });
+
   test(`${runtime}: a forced stop during a drain returns at once`, () => {
     expect(seen["forceWhileDrainingMs"]).toBeLessThan(300);
     // Bun cuts the draining connection; Deno cannot once shutdown() has begun, and main's exit

@@ -179,7 +179,7 @@ beforeAll(async () => {
     const [pda] = await findServicePda(PROGRAM_ID, agent.nftMint, type);
     await setAccount(pda, padded(encodeAgentService(agentService(agent.nftMint, type)), 300));
   }
-  await service.registryApp.handle(new Request("http://registry.test/agents?limit=1")); // first index load
+  await service.registryIndex.caughtUp(); // the index has the writes above
 }, 30_000);
 afterAll(() => service?.dispose());
 

@@ -14,7 +14,10 @@ import { createLedgerRpcHandler } from "@x84/embedded-ledger";
 import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type LedgerRpcServer } from "@x84/embedded-ledger";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
-import { createAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createAgentIndex, type LiveAgentIndex } from "../../src/infrastructure/registry/ledger-agent-index.ts";
+import { createLocalProgramFeed } from "../../src/infrastructure/ledger/local-program-feed.ts";
+import { createRpcProgramFeed } from "../../src/infrastructure/ledger/rpc-program-feed.ts";
+import { systemClock } from "../../src/application/ports/clock.ts";
 import { createRpcProgramAccountReader } from "../../src/infrastructure/registry/rpc-program-account-reader.ts";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { createManualClock } from "./support/manual-clock.ts";
@@ -85,9 +88,28 @@ beforeAll(async () => {
   await setAccount(testAddress(8, 3), new Uint8Array([168, 198, 209, 4, 60, 235, 126, 109, 1, 2, 3]));
 });
 
-const clock = createManualClock();
-const index = createAgentIndex({ ledger, clock, programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
-const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
+// Created once the ledger is seeded (the index loads at once), following the ledger's writes
+// through its in-process programSubscribe feed.
+let index: LiveAgentIndex;
+let app: { handle(request: Request): Promise<Response> };
+beforeAll(async () => {
+  index = createAgentIndex({ ledger, clock: systemClock, programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger, feed: createLocalProgramFeed(ledger) });
+  await index.ready();
+  app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
+});
+afterAll(async () => {
+  await index.close();
+});
+
+/** Polls (real time, at most 2 s) until `check` holds; returns how long it took. */
+async function within2s(check: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > 2_000) return Number.POSITIVE_INFINITY;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return performance.now() - started;
+}
 
 async function getJson(path: string) {
   const response = await app.handle(new Request(`http://localhost${path}`));
@@ -164,20 +186,17 @@ describe("registry read API on the embedded ledger (litesvm), seeded via surfnet
     expect((await getJson(`/agents/${star.nftMint}/services?serviceType=a2a`)).body.length).toBe(1);
   });
 
-  test("an on-chain change (updated_at bumped, agent deactivated) appears after the TTL, not before", async () => {
+  test("an on-chain change (updated_at bumped, agent deactivated) shows within 2 s, through the ledger's programSubscribe, with no full read", async () => {
     const top = (await getJson("/agents?limit=1")).body.data[0].nftMint;
     const bumped = { ...(agents[3] as AgentIdentity), updatedAt: 1_760_000_000n };
     const deactivated = { ...(agents[1] as AgentIdentity), active: false };
+    const lastFullRead = index.health().lastRefreshAt;
+    expect(top).not.toBe(bumped.nftMint);
     await seedAgent(bumped);
     await seedAgent(deactivated);
-
-    clock.advance(29_999);
-    expect((await getJson("/agents?limit=1")).body.data[0].nftMint).toBe(top);
-    expect((await getJson(`/agents/${deactivated.nftMint}`)).body.active).toBe(true);
-
-    clock.advance(1);
-    expect((await getJson("/agents?limit=1")).body.data[0].nftMint).toBe(bumped.nftMint);
-    expect((await getJson(`/agents/${deactivated.nftMint}`)).body.active).toBe(false);
+    const took = await within2s(async () => (await getJson("/agents?limit=1")).body.data[0].nftMint === bumped.nftMint && (await getJson(`/agents/${deactivated.nftMint}`)).body.active === false);
+    expect(took).toBeLessThan(2_000);
+    expect(index.health().lastRefreshAt).toBe(lastFullRead);
     agents[3] = bumped;
     agents[1] = deactivated;
   });
@@ -194,6 +213,7 @@ describe("agent index over JSON-RPC (rpc-ledger -> embedded ledger served on a r
 
   test("getProgramAccounts with memcmp filters over the wire gives the same model", async () => {
     const overRpc = createAgentIndex({ ledger: createRpcLedger({ url: server.url }), clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
+    afterAll(() => overRpc.close());
     const page = await overRpc.listAgents({ limit: 100 });
     expect(page.items.map((r): string => r.identity.nftMint)).toEqual(expected(() => true));
     const owned = await overRpc.agentsOwnedBy(OWNERS[2] as Address);
@@ -211,8 +231,42 @@ describe("agent index over JSON-RPC (rpc-ledger -> embedded ledger served on a r
       expect(byWorker).toEqual(byKit);
     }
     const overWorker = createAgentIndex({ ledger: rpcLedger, readProgramAccounts: reader, clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
+    afterAll(() => overWorker.close());
     expect((await overWorker.listAgents({ limit: 100 })).items.map((r): string => r.identity.nftMint)).toEqual(expected(() => true));
     expect((await overWorker.listServices(star.nftMint, {}))?.length).toBe(4);
+  });
+
+  test("over JSON-RPC and the node's WebSocket pubsub: the index loads once, then a change shows within 2 s without another full read", async () => {
+    const reads: number[] = [];
+    const reader = createRpcProgramAccountReader({ url: server.url });
+    const feed = createRpcProgramFeed({ url: server.wsUrl, logger: silentLogger });
+    const overWs = createAgentIndex({
+      ledger: createRpcLedger({ url: server.url }),
+      readProgramAccounts: async (program, filters) => {
+        reads.push(performance.now());
+        return reader(program, filters);
+      },
+      feed,
+      clock: systemClock,
+      programId: PROGRAM_ID,
+      ttlMs: 30_000,
+      logger: silentLogger,
+    });
+    try {
+      await overWs.ready();
+      expect(reads.length).toBe(3);
+      await within2s(async () => overWs.health().feed === "live");
+      expect(overWs.health().feed).toBe("live");
+      const renamed = { ...(agents[5] as AgentIdentity), metadataUri: "https://renamed.example/5/card.json", updatedAt: 1_770_000_000n };
+      await seedAgent(renamed);
+      const took = await within2s(async () => (await overWs.getAgent(renamed.nftMint))?.identity.metadataUri === renamed.metadataUri);
+      expect(took).toBeLessThan(2_000);
+      expect((await overWs.listAgents({ limit: 1 })).items[0]?.identity.nftMint).toBe(renamed.nftMint);
+      expect(reads.length).toBe(3);
+      agents[5] = renamed;
+    } finally {
+      await overWs.close();
+    }
   });
 
   test("a node that cannot be reached is an unavailable LedgerError without the URL's secret", async () => {

@@ -138,7 +138,7 @@ async function recordCreation(entry: FeedbackEntry, address: Address, detailUri:
   return signature;
 }
 
-type Rig = Readonly<{ backfill: FeedbackDetailBackfill; feedbackOf(mint: Address): Promise<{ address: string; detailUri: string }[]> }>;
+type Rig = Readonly<{ backfill: FeedbackDetailBackfill; refresh(): Promise<void>; feedbackOf(mint: Address): Promise<{ address: string; detailUri: string }[]> }>;
 
 /** When the reader called the history port (before the request left), for the rate checks. */
 const portCalls: number[] = [];
@@ -168,6 +168,8 @@ function rig(store: OpenedStore, clock: Clock, options: Partial<Parameters<typeo
   const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
   return {
     backfill,
+    // Full reads run on the index's timer (every TTL without a feed); the test runs them when its clock says so.
+    refresh: () => index.refresh(),
     async feedbackOf(mint) {
       const response = await app.handle(new Request(`http://registry.test/agents/${mint}/feedback?includeRevoked=true`));
       expect(response.status).toBe(200);
@@ -234,10 +236,12 @@ describe("feedback detail URIs from give_feedback transactions (recorded RPC res
     // The next refresh asks nothing for known entries, nor for `orphan` while it backs off (60 s).
     calls.length = 0;
     clock.advance(30_000);
+    await first.refresh();
     await first.feedbackOf(star.nftMint);
     await first.backfill.idle();
     expect(historyCalls()).toEqual([]);
     clock.advance(31_000);
+    await first.refresh();
     await first.feedbackOf(star.nftMint);
     await first.backfill.idle();
     expect(historyCalls().map((c) => [c.method, c.params[0]])).toEqual([["getSignaturesForAddress", orphanPda]]);
@@ -356,6 +360,7 @@ describe("feedback detail URIs from give_feedback transactions (recorded RPC res
 
     failHistory = "none";
     clock.advance(61_000); // past the TTL and the failed entries' first backoff
+    await r.refresh();
     await r.feedbackOf(star.nftMint);
     await r.backfill.idle();
     const served = uriByAddress(await r.feedbackOf(star.nftMint));

@@ -14,14 +14,15 @@ import {
   type Signature,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getMintDecoder, getMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { Clock as SysvarClock, LiteSVM } from "litesvm";
+import { Account, Clock as SysvarClock, LiteSVM } from "litesvm";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { base58Text, SYSTEM_PROGRAM } from "@x84/solana-wire";
+import { base58Bytes, base58Text, SYSTEM_PROGRAM } from "@x84/solana-wire";
 import { readAccount, readTokenBalance, type TokenBalance } from "./account-reads.ts";
 import { buildAirdropTransaction, createFaucetSigner } from "./faucet.ts";
 import { rawLiteSvm } from "./litesvm-raw.ts";
 import { systemClock, silentLogger, type AccountSnapshot, type Clock, type Logger, type ProgramAccountFilter, type SignatureStatus } from "./ports.ts";
 import { createProgramAccountMirror } from "./program-account-mirror.ts";
+import { createProgramSubscriptions, type ProgramAccountListener } from "./program-subscriptions.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
 import type { InstructionRunner } from "./token-2022-mints.ts";
 import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
@@ -94,6 +95,13 @@ export type EmbeddedLedger = Readonly<{
   readAccountDetail(address: Address): EmbeddedAccount | null;
   /** Program-owned accounts matching every filter, answered from a JS-side copy (program-account-mirror.ts). */
   getProgramAccounts(program: Address, filters?: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
+  /**
+   * Calls `listener` with each write of an account `program` owns that passes every filter, as it
+   * happens (programSubscribe's notices; program-subscriptions.ts). Returns the unsubscribe function.
+   */
+  subscribeProgramAccounts(program: Address, filters: readonly ProgramAccountFilter[], listener: ProgramAccountListener): () => void;
+  /** The rent epoch getAccountInfo reports for an account (0 unless a cheat code set one). */
+  rentEpochOf(address: Address): bigint;
   latestBlockhash(): SlotBlockhash;
   isBlockhashValidNow(blockhash: string): boolean;
   submit(wire: Uint8Array, options?: SubmitOptions): SubmitResult;
@@ -185,6 +193,9 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
   }
 
   const programAccounts = createProgramAccountMirror(rawLiteSvm(svm));
+  const subscriptions = createProgramSubscriptions(logger, (active) =>
+    programAccounts.onWrite(active ? (account) => subscriptions.dispatch(account, slots.currentSlot(), rentEpochs.get(account.address) ?? 0n) : null),
+  );
   const executor = createTransactionExecutor({
     svm,
     slots,
@@ -195,23 +206,25 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     rentEpochOf: (target) => rentEpochs.get(target) ?? 0n,
   });
 
+  const raw = rawLiteSvm(svm);
+
+  /**
+   * Through the native instance with the fast base58 codec: litesvm's wrapper converts each address
+   * with kit's BigInt base58, which made a cheat-code write cost ~0.6 ms (a minute to seed 100,000
+   * agents, and a stalled event loop for every batch of writes).
+   */
   function setAccount(target: Address, update: AccountUpdate): void {
-    const current = readAccount(svm, target);
-    const data = update.data ?? current?.data ?? new Uint8Array(0);
+    const key = base58Bytes(target);
+    const complete = update.data !== undefined && update.owner !== undefined && update.lamports !== undefined;
+    const current = complete ? null : raw.getAccount(key);
+    const data = update.data ?? current?.data() ?? new Uint8Array(0);
     const written = {
-      owner: update.owner ?? current?.owner ?? SYSTEM_PROGRAM,
-      lamports: update.lamports ?? current?.lamports ?? 0n,
-      executable: update.executable ?? current?.executable ?? false,
+      owner: update.owner ?? (current ? (base58Text(current.owner()) as Address) : SYSTEM_PROGRAM),
+      lamports: update.lamports ?? current?.lamports() ?? 0n,
+      executable: update.executable ?? current?.executable() ?? false,
       data,
     };
-    svm.setAccount({
-      address: target,
-      lamports: toLamports(written.lamports),
-      programAddress: written.owner,
-      executable: written.executable,
-      space: BigInt(data.length),
-      data,
-    });
+    raw.setAccount(key, new Account(written.lamports, data, base58Bytes(written.owner), written.executable, 0n));
     if (update.rentEpoch !== undefined) rentEpochs.set(target, update.rentEpoch);
     programAccounts.written(target, written);
   }
@@ -344,6 +357,8 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     readAccountDetail: embeddedAccount,
     // Answered from a JS-side copy, filtered before anything is copied out (see program-account-mirror.ts).
     getProgramAccounts: (program: Address, filters: readonly ProgramAccountFilter[] = []) => programAccounts.read(program, filters),
+    subscribeProgramAccounts: subscriptions.subscribe,
+    rentEpochOf: (target: Address) => rentEpochs.get(target) ?? 0n,
     latestBlockhash: () => slots.latest(),
     isBlockhashValidNow: (blockhash: string) => slots.isValid(blockhash),
     submit: (wire: Uint8Array, submitOptions?: SubmitOptions) => executor.submit(wire, submitOptions),

@@ -1,6 +1,5 @@
 import { getBase58Decoder, isAddress, type Address } from "@solana/kit";
 import type { ProgramAccountFilter } from "./ports.ts";
-import { matchesFilters } from "./account-reads.ts";
 import type { AccountUpdate, EmbeddedAccount, EmbeddedLedger } from "./embedded-ledger.ts";
 import {
   addressParam,
@@ -46,6 +45,12 @@ function encodingOf(config: Readonly<Record<string, unknown>>): "base64" | "base
   throw invalidParams(`Invalid param: unsupported encoding ${String(encoding)}`);
 }
 
+/** Throws -32602 for an encoding or dataSlice encodeAccount would refuse (checked at subscribe time). */
+export function checkAccountConfig(config: Readonly<Record<string, unknown>>): void {
+  encodingOf(config);
+  dataSliceOf(config);
+}
+
 export function encodeAccount(account: EmbeddedAccount, config: Readonly<Record<string, unknown>>): unknown {
   const encoding = encodingOf(config);
   const slice = dataSliceOf(config);
@@ -78,7 +83,7 @@ function parseFilter(raw: unknown): ProgramAccountFilter {
   return { memcmp: { offset: Number(u64Of(offset, "memcmp.offset")), bytes: decoded } };
 }
 
-function parseFilters(config: Readonly<Record<string, unknown>>): readonly ProgramAccountFilter[] {
+export function parseFilters(config: Readonly<Record<string, unknown>>): readonly ProgramAccountFilter[] {
   const filters = config["filters"];
   if (filters === undefined || filters === null) return [];
   if (!Array.isArray(filters) || filters.length > MAX_FILTERS) throw invalidParams(`Invalid param: filters must be an array of at most ${MAX_FILTERS}`);
@@ -150,10 +155,10 @@ export function accountMethods(ledger: EmbeddedLedger): RpcMethodTable {
       const program = addressParam(params, 0, "program id");
       const config = configParam(params, 1);
       const filters = parseFilters(config);
-      const all = await ledger.getProgramAccounts(program);
-      const value = all
-        .filter((a) => matchesFilters(a.data, filters))
-        .map((a) => ({ pubkey: a.address, account: encodeAccount({ ...a, rentEpoch: ledger.readAccountDetail(a.address)?.rentEpoch ?? 0n }, config) }));
+      // Filtered in the ledger's copy before anything is copied out; the rent epoch is a map lookup
+      // (a native read per account took ~12 s at 100,000 accounts).
+      const matching = await ledger.getProgramAccounts(program, filters);
+      const value = matching.map((a) => ({ pubkey: a.address, account: encodeAccount({ ...a, rentEpoch: ledger.rentEpochOf(a.address) }, config) }));
       return optionalBoolean(config, "withContext") ? withContext(ledger, value) : value;
     },
     getBalance(params) {

@@ -25,8 +25,15 @@ const NATIVE_OWNERS: ReadonlySet<string> = new Set([
   "Vote111111111111111111111111111111111111111",
 ]);
 
+function sameState(before: Stored | undefined, after: Stored): boolean {
+  if (!before || before.owner !== after.owner || before.lamports !== after.lamports || before.data.length !== after.data.length) return false;
+  for (let i = 0; i < after.data.length; i++) if (before.data[i] !== after.data[i]) return false;
+  return true;
+}
+
 /** Work between two yields to the event loop while filtering a large program. */
 const SLICE_MS = 4;
+const COPY_BLOCK_BYTES = 4 * 1024 * 1024;
 
 type Stored = Readonly<{ address: Address; owner: Address; lamports: bigint; data: Uint8Array; executable: boolean }>;
 
@@ -52,6 +59,12 @@ export type WrittenAccount = Readonly<{ owner: Address; lamports: bigint; data: 
  */
 export type ProgramAccountMirror = Readonly<{
   read(program: Address, filters: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]>;
+  /**
+   * Told of each program-owned account as it is written (setAccount: every write; a landed
+   * transaction: each named account whose owner, lamports or bytes changed). Setting a listener
+   * makes transactions' accounts be read at once instead of at the next listing.
+   */
+  onWrite(listener: ((account: AccountSnapshot) => void) | null): void;
   /** setAccount wrote this state (the bytes are copied). */
   written(address: Address, account: WrittenAccount): void;
   /** A transaction landed; `keys` are its static account keys, null when it loaded more from lookup tables. */
@@ -66,20 +79,28 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
   const lists = new Map<Address, readonly Stored[]>();
   const touched = new Set<Address>();
   let complete = true;
+  let listener: ((account: AccountSnapshot) => void) | null = null;
+  /** Counts changes to the stored accounts: a list built across yields is cached only if none came. */
+  let changes = 0;
 
   function remove(address: Address): void {
     const owner = ownerOf.get(address);
     if (owner === undefined) return;
+    changes++;
     byOwner.get(owner)?.delete(address);
     ownerOf.delete(address);
     lists.delete(owner);
   }
 
   function store(account: Stored): void {
-    remove(account.address);
-    if (account.lamports === 0n || NATIVE_OWNERS.has(account.owner)) return;
+    const owner = ownerOf.get(account.address);
+    const live = account.lamports !== 0n && !NATIVE_OWNERS.has(account.owner);
+    if (owner !== undefined && (owner !== account.owner || !live)) remove(account.address);
+    changes++;
+    if (!live) return;
     let accounts = byOwner.get(account.owner);
     if (!accounts) byOwner.set(account.owner, (accounts = new Map()));
+    // The same key keeps its place in the Map: a listing walking it meanwhile sees the account once.
     accounts.set(account.address, account);
     ownerOf.set(account.address, account.owner);
     lists.delete(account.owner);
@@ -89,10 +110,21 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
   function catchUp(): void {
     for (const address of touched) {
       const account = raw.getAccount(base58Bytes(address));
-      if (account) store(Object.freeze({ address, owner: base58Text(account.owner()) as Address, lamports: account.lamports(), data: account.data(), executable: account.executable() }));
-      else remove(address);
+      if (!account) {
+        remove(address);
+        continue;
+      }
+      const next: Stored = Object.freeze({ address, owner: base58Text(account.owner()) as Address, lamports: account.lamports(), data: account.data(), executable: account.executable() });
+      const before = storedAt(address);
+      store(next);
+      if (listener && next.lamports > 0n && !sameState(before, next)) listener(next);
     }
     touched.clear();
+  }
+
+  function storedAt(address: Address): Stored | undefined {
+    const owner = ownerOf.get(address);
+    return owner === undefined ? undefined : byOwner.get(owner)?.get(address);
   }
 
   function nativeList(program: Address): readonly Stored[] {
@@ -102,41 +134,60 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
     });
   }
 
-  function listOf(program: Address): readonly Stored[] {
+  /** The program's accounts as a list, built in slices when it has to be built (a spread of 100,000 took ~10-35 ms). */
+  async function listOf(program: Address): Promise<readonly Stored[]> {
     if (!complete || NATIVE_OWNERS.has(program)) return nativeList(program);
-    let list = lists.get(program);
-    if (!list) lists.set(program, (list = [...(byOwner.get(program)?.values() ?? [])]));
+    const cached = lists.get(program);
+    if (cached) return cached;
+    const list: Stored[] = [];
+    const accounts = byOwner.get(program);
+    const at = changes;
+    if (accounts) {
+      let sliceStart = performance.now();
+      // Walked across yields: a write meanwhile may or may not be in this list (as with a node,
+      // whose answer is no atomic snapshot either); such a list is not cached.
+      for (const account of accounts.values()) {
+        list.push(account);
+        if ((list.length & 1023) === 0 && performance.now() - sliceStart > SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      }
+    }
+    // A write during the yields makes this list the read's moment, not the ledger's: not cached.
+    if (changes === at) lists.set(program, list);
     return list;
   }
 
   async function read(program: Address, filters: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]> {
     catchUp();
-    // Stored entries are replaced on write, never changed: this list stays one moment's state
-    // even when writes land during the yields below.
-    const entries = listOf(program);
+    // Stored entries are replaced on write, never changed: the list taken stays as it is even when
+    // writes land during the yields below.
+    const entries = await listOf(program);
     const matching: Stored[] = [];
-    let bytes = 0;
     let sliceStart = performance.now();
     for (let i = 0; i < entries.length; i++) {
       const account = entries[i] as Stored;
-      if (matchesFilters(account.data, filters)) {
-        matching.push(account);
-        bytes += account.data.length;
-      }
+      if (matchesFilters(account.data, filters)) matching.push(account);
       if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
     }
-    // The copies handed out share one buffer: a refresh of 100,000 accounts then allocates one
-    // block instead of 100,000 small ones. A caller that keeps some bytes long should copy them.
-    const copies = new Uint8Array(bytes);
+    // The copies handed out share blocks of up to 4 MB: a read of 100,000 accounts allocates a few
+    // blocks instead of 100,000 small arrays, and no single 58 MB one. A caller that keeps some
+    // bytes long should copy them.
     const out: AccountSnapshot[] = [];
+    let block = new Uint8Array(0);
     let offset = 0;
     for (let i = 0; i < matching.length; i++) {
       const account = matching[i] as Stored;
-      copies.set(account.data, offset);
-      out.push(Object.freeze({ address: account.address, owner: program, lamports: account.lamports, data: copies.subarray(offset, offset + account.data.length), executable: account.executable }));
+      if (offset + account.data.length > block.length) {
+        block = new Uint8Array(Math.max(COPY_BLOCK_BYTES, account.data.length));
+        offset = 0;
+      }
+      block.set(account.data, offset);
+      out.push(Object.freeze({ address: account.address, owner: program, lamports: account.lamports, data: block.subarray(offset, offset + account.data.length), executable: account.executable }));
       offset += account.data.length;
       if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -148,10 +199,17 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
 
   return Object.freeze({
     read,
+    onWrite(next: ((account: AccountSnapshot) => void) | null) {
+      listener = next;
+    },
     written(address: Address, account: WrittenAccount) {
-      if (!complete) return;
-      touched.delete(address);
-      store(Object.freeze({ address, ...account, data: account.data.slice() }));
+      const copy: Stored = Object.freeze({ address, ...account, data: account.data.slice() });
+      if (complete) {
+        touched.delete(address);
+        store(copy);
+      }
+      // A real node notifies every write of a live account, changed or not.
+      if (listener && copy.lamports > 0n) listener(copy);
     },
     transactionLanded(keys: readonly Uint8Array[] | null) {
       if (keys === null) {
@@ -163,6 +221,7 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
         return;
       }
       if (complete) for (const key of keys) touched.add(base58Text(key) as Address);
+      if (listener && complete) catchUp();
     },
   });
 }

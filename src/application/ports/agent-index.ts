@@ -15,11 +15,13 @@ export type RegistryIndexHealth = Readonly<{
   lastRefreshAt: string | null;
   lastError: string | null;
   agentCount: number;
+  /** `live`: changes arrive as pushed writes; `polling`: by a full read every TTL (no feed, or it is down). */
+  feed?: "live" | "polling";
 }>;
 
 /**
- * Read model of the registry program's accounts, cached with a TTL. Reads are answered from
- * memory; an expired model is refreshed once for all concurrent callers.
+ * Read model of the registry program's accounts, kept current in memory: reads never wait for the
+ * ledger (after start-up) and never cause a ledger read.
  */
 export type AgentIndex = Readonly<{
   listAgents(request: AgentPageRequest): Promise<AgentPage>;
@@ -29,10 +31,10 @@ export type AgentIndex = Readonly<{
   listFeedback(nftMint: string, filter: FeedbackFilter): Promise<readonly FeedbackRecord[] | null>;
   /** null when the agent is unknown. */
   listServices(nftMint: string, filter: ServiceFilter): Promise<readonly ServiceRecord[] | null>;
-  /** Reads the ledger directly (owner memcmp), so an agent registered seconds ago is included. */
+  /** Every agent `owner` owns, from the read model (which follows the ledger's writes within seconds). */
   agentsOwnedBy(owner: Address): Promise<readonly AgentRecord[]>;
   health(): RegistryIndexHealth;
-  /** Forces a refresh of the agent model (shared with any refresh in flight). */
+  /** Forces a full read of every kind (after any running one). */
   refresh(): Promise<void>;
 }>;
 

@@ -62,28 +62,81 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
   if (previous && state) {
     const { removed, added } = yield* changesSince(state, unique);
     if (removed.length === 0 && added.length === 0) return previous;
-    const { base, overlay } = state;
-    const removedBase = new Set(overlay.removed);
-    const current = new Map(overlay.added.map((e) => [e.nftMint, e]));
-    for (const entry of removed) {
-      if (base.byMint.get(entry.nftMint) === entry) removedBase.add(entry);
-      else current.delete(entry.nftMint);
-    }
-    for (const entry of added) current.set(entry.nftMint, entry);
-    const addedSorted = [...current.values()].sort(compareEntries);
-    if (removedBase.size + addedSorted.length <= Math.max(OVERLAY_MIN, unique.size * OVERLAY_SHARE)) {
-      const gone = [...removedBase].map((e) => e.nftMint).filter((mint) => !current.has(mint));
-      return catalogOf({ base, overlay: yield* buildOverlay(removedBase, addedSorted, gone) });
-    }
-    const sorted = yield* mergedInOrder(base.sorted, removedBase, addedSorted);
-    return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
+    return yield* withChanges(state, removed, added, unique.size);
   }
   const all: CatalogEntry[] = [];
   for (const record of unique.values()) {
     all.push(entryOf(record));
-    if ((all.length & 1023) === 0) yield;
+    if ((all.length & 127) === 0) yield;
   }
   const sorted = yield* sortSliced(all, compareEntries);
+  return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
+}
+
+/**
+ * `previous` with some records out and some in (pushed account writes, or the difference a full read
+ * found), without looking at the agents that did not change. `removed` are records `previous` may
+ * hold (a removed record that is no longer an agent's current one changes nothing); `added` are new
+ * records. Two accounts naming one mint can only come from a misbehaving node: the newer
+ * `updatedAt` keeps the mint, as in a full build.
+ */
+export function* agentCatalogChanges(previous: AgentCatalog, added: readonly AgentRecord[], removed: readonly AgentRecord[]): SlicedWork<AgentCatalog> {
+  const state = states.get(previous);
+  if (!state) return yield* agentCatalogWork([...added]);
+  const { base, overlay } = state;
+  const currentOf = (mint: string) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
+  const out = new Set<CatalogEntry>();
+  for (let i = 0; i < removed.length; i++) {
+    const record = removed[i] as AgentRecord;
+    const current = currentOf(record.identity.nftMint);
+    if (current && current.record === record) out.add(current);
+    if ((i & 1023) === 1023) yield;
+  }
+  const incoming = new Map<string, CatalogEntry>();
+  for (let i = 0; i < added.length; i++) {
+    const record = added[i] as AgentRecord;
+    const mint = record.identity.nftMint;
+    const rival = incoming.get(mint) ?? currentOf(mint);
+    const rivalStays = rival !== undefined && !out.has(rival) && rival.record.address !== record.address;
+    if (rivalStays && rival.record.identity.updatedAt > record.identity.updatedAt) continue;
+    if (rival && !incoming.has(mint) && !out.has(rival)) out.add(rival);
+    incoming.set(mint, entryOf(record));
+    if ((i & 127) === 127) yield;
+  }
+  if (out.size === 0 && incoming.size === 0) return previous;
+  const size = previous.size - out.size + incoming.size;
+  return yield* withChanges(state, [...out], [...incoming.values()], size);
+}
+
+/**
+ * The next catalog from `state` with current entries `removed` (changed or gone) and entries `added`
+ * (changed or new); `size` is the number of agents after. Few changes rebuild only the overlay; many
+ * rebuild the base with them (merged in order, not sorted again).
+ */
+function* withChanges(state: State, removed: readonly CatalogEntry[], added: readonly CatalogEntry[], size: number): SlicedWork<AgentCatalog> {
+  const { base, overlay } = state;
+  const removedBase = new Set(overlay.removed);
+  const current = new Map<string, CatalogEntry>();
+  let n = 0;
+  for (const entry of overlay.added) {
+    current.set(entry.nftMint, entry);
+    if ((++n & 1023) === 0) yield;
+  }
+  for (const entry of removed) {
+    if (base.byMint.get(entry.nftMint) === entry) removedBase.add(entry);
+    else current.delete(entry.nftMint);
+    if ((++n & 1023) === 0) yield;
+  }
+  for (const entry of added) {
+    current.set(entry.nftMint, entry);
+    if ((++n & 1023) === 0) yield;
+  }
+  const addedSorted = yield* sortSliced([...current.values()], compareEntries);
+  if (removedBase.size + addedSorted.length <= Math.max(OVERLAY_MIN, size * OVERLAY_SHARE)) {
+    const gone = [...removedBase].map((e) => e.nftMint).filter((mint) => !current.has(mint));
+    return catalogOf({ base, overlay: yield* buildOverlay(removedBase, addedSorted, gone) });
+  }
+  const sorted = yield* mergedInOrder(base.sorted, removedBase, addedSorted);
   return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
 }
 

@@ -35,6 +35,10 @@ export const AppConfigSchema = Type.Object({
   VERIFY_MAX_INSTRUCTIONS: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
   REGISTRY_PROGRAM_ID: Type.String({ ...Base58Address, default: DEFAULT_REGISTRY_PROGRAM_ID }),
   REGISTRY_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 30 }),
+  /** Full reads of the registry while its programSubscribe feed is live (docs/registry.md). */
+  REGISTRY_RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 10, maximum: 86_400, default: 300 }),
+  /** The node's WebSocket pubsub; default: SOLANA_RPC_URL with ws(s):// (same host and port). */
+  SOLANA_WS_URL: Type.Optional(Type.String({ pattern: "^wss?://" })),
   REGISTRY_CATEGORIES_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Union(
     [Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")],

@@ -1,7 +1,9 @@
-import type { HttpListener } from "./http-listener.ts";
-import { internalError, originOf } from "./http-listener.ts";
+import type { HttpListener, WebSocketSession } from "./http-listener.ts";
+import { internalError, isWebSocketUpgrade, originOf, WEBSOCKET_BACKPRESSURE_LIMIT_BYTES } from "./http-listener.ts";
 import { LINGER, withRequestBodyLimit } from "./request-body-limit.ts";
 import { withFixedOrigin } from "./request-target.ts";
+
+type SocketData = { session: WebSocketSession | null };
 
 /**
  * `Bun.serve`. The body limit is ours (request-body-limit.ts) so that a refused upload gets a
@@ -12,7 +14,8 @@ export const bunHttpListener: HttpListener = Object.freeze({
   runtime: "bun",
   listen(options) {
     const fetch = withFixedOrigin(withRequestBodyLimit(options.fetch, options.maxRequestBodySize));
-    const server = Bun.serve({
+    const ws = options.websocket;
+    const server = Bun.serve<SocketData>({
       hostname: options.hostname,
       port: options.port,
       maxRequestBodySize: options.maxRequestBodySize + LINGER.maxBytes,
@@ -27,7 +30,29 @@ export const bunHttpListener: HttpListener = Object.freeze({
         options.onError?.(error);
         return internalError();
       },
-      fetch: (request, bun) => fetch(request, { remoteAddress: bun.requestIP(request)?.address ?? null }),
+      fetch: (request, bun) => {
+        if (ws && isWebSocketUpgrade(request)) {
+          if (bun.upgrade(request, { data: { session: null } })) return undefined;
+          return new Response("WebSocket upgrade failed", { status: 400 });
+        }
+        return fetch(request, { remoteAddress: bun.requestIP(request)?.address ?? null });
+      },
+      websocket: {
+        maxPayloadLength: ws?.maxMessageBytes ?? 0,
+        backpressureLimit: WEBSOCKET_BACKPRESSURE_LIMIT_BYTES,
+        closeOnBackpressureLimit: true,
+        open(socket) {
+          if (!ws) return socket.close(1011);
+          socket.data.session = ws.open({ send: (text) => void socket.send(text), close: (code, reason) => socket.close(code, reason) });
+        },
+        message(socket, message) {
+          socket.data.session?.message(typeof message === "string" ? message : new TextDecoder().decode(message));
+        },
+        close(socket) {
+          socket.data.session?.closed();
+          socket.data.session = null;
+        },
+      },
     });
     const port = server.port ?? options.port;
     return Object.freeze({

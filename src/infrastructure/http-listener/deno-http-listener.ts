@@ -1,5 +1,5 @@
-import type { HttpListener } from "./http-listener.ts";
-import { internalError, originOf } from "./http-listener.ts";
+import type { HttpListener, WebSocketHandler } from "./http-listener.ts";
+import { internalError, isWebSocketUpgrade, originOf, WEBSOCKET_BACKPRESSURE_LIMIT_BYTES } from "./http-listener.ts";
 import { withRequestBodyLimit } from "./request-body-limit.ts";
 import { withFixedOrigin } from "./request-target.ts";
 
@@ -9,6 +9,7 @@ type DenoServe = Readonly<{
     options: Readonly<{ hostname: string; port: number; signal: AbortSignal; onListen(): void; onError(error: unknown): Response }>,
     handler: (request: Request, info: Readonly<{ remoteAddr: Readonly<{ hostname?: string }> }>) => Response | Promise<Response>,
   ): Readonly<{ addr: Readonly<{ port: number }>; finished: Promise<void>; shutdown(): Promise<void> }>;
+  upgradeWebSocket(request: Request): Readonly<{ socket: WebSocket; response: Response }>;
 }>;
 
 /**
@@ -37,6 +38,7 @@ export const denoHttpListener: HttpListener = Object.freeze({
         },
       },
       async (request, info) => {
+        if (options.websocket && isWebSocketUpgrade(request)) return upgraded(request, options.websocket);
         pending += 1;
         try {
           return await fetch(request, { remoteAddress: info.remoteAddr.hostname ?? null });
@@ -65,6 +67,35 @@ export const denoHttpListener: HttpListener = Object.freeze({
     });
   },
 });
+
+/**
+ * Deno has no message-size or backpressure options: both are checked here, and the connection is
+ * closed past them (1009 too big, 1008 a client that stops reading).
+ */
+function upgraded(request: Request, handler: WebSocketHandler): Response {
+  const { socket, response } = denoNamespace().upgradeWebSocket(request);
+  let session: ReturnType<WebSocketHandler["open"]> | null = null;
+  socket.onopen = () => {
+    session = handler.open({
+      send(text) {
+        if (socket.readyState !== WebSocket.OPEN) return;
+        if (socket.bufferedAmount > WEBSOCKET_BACKPRESSURE_LIMIT_BYTES) return socket.close(1008, "backpressure");
+        socket.send(text);
+      },
+      close: (code, reason) => socket.close(code, reason),
+    });
+  };
+  socket.onmessage = (event: MessageEvent) => {
+    const text = typeof event.data === "string" ? event.data : null;
+    if (text === null || text.length > handler.maxMessageBytes) return socket.close(1009, "message too big");
+    session?.message(text);
+  };
+  socket.onclose = () => {
+    session?.closed();
+    session = null;
+  };
+  return response;
+}
 
 function denoNamespace(): DenoServe {
   const deno = (globalThis as { Deno?: DenoServe }).Deno;

@@ -26,7 +26,28 @@ export type ListenOptions = Readonly<{
    * what escapes it.
    */
   onError?: (error: unknown) => void;
+  /** When given, a GET with `Upgrade: websocket` becomes a WebSocket connection handed to it. */
+  websocket?: WebSocketHandler;
 }>;
+
+/** One WebSocket connection, as the handler sees it. */
+export type WebSocketPeer = Readonly<{ send(text: string): void; close(code?: number, reason?: string): void }>;
+
+/** The handler's side of one connection: its text messages, then its end. */
+export type WebSocketSession = Readonly<{ message(text: string): void; closed(): void }>;
+
+export type WebSocketHandler = Readonly<{
+  open(peer: WebSocketPeer): WebSocketSession;
+  /** A larger message closes the connection (1009). */
+  maxMessageBytes: number;
+}>;
+
+/** Buffered output past which a connection is closed: a client that stops reading must not hold our memory. */
+export const WEBSOCKET_BACKPRESSURE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export function isWebSocketUpgrade(request: Request): boolean {
+  return request.method === "GET" && request.headers.get("upgrade")?.toLowerCase() === "websocket";
+}
 
 export type ListeningServer = Readonly<{
   /** e.g. `http://127.0.0.1:4020` (IPv6 hosts in brackets); the real port when 0 was asked for. */

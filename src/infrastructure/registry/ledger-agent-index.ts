@@ -8,43 +8,57 @@ import {
 import type { Clock } from "../../application/ports/clock.ts";
 import type { Ledger, ProgramAccountFilter } from "../../application/ports/ledger.ts";
 import type { Logger } from "../../application/ports/logger.ts";
+import type { ProgramAccountFeed, ProgramFeedSubscription } from "../../application/ports/program-account-feed.ts";
+import type { RegistryAccountStore } from "../../application/ports/registry-account-store.ts";
 import type { FeedbackDetails } from "../../application/registry/feedback-detail-backfill.ts";
-import { createRefreshingSnapshot, type RefreshingSnapshot, type Schedule } from "../../application/registry/refreshing-snapshot.ts";
-import { emptySliceStats, runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
-import { agentCatalogWork, buildAgentCatalog, type AgentCatalog } from "../../domain/registry/agent-catalog.ts";
+import { createIndexPersister, type IndexPersister } from "../../application/registry/index-persister.ts";
+import { unrefTimeout, type Schedule } from "../../application/registry/refreshing-snapshot.ts";
+import { runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
+import { agentCatalogChanges, agentCatalogWork, type AgentCatalog } from "../../domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
+import { toHex } from "../../domain/registry/borsh-codecs.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET, decodeAgentIdentity } from "../../domain/registry/agent-identity.ts";
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService } from "../../domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry } from "../../domain/registry/feedback-entry.ts";
 import { selectFeedback, type FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
+import { groupByMint, regroup, type RecordsByMint } from "../../domain/registry/records-by-mint.ts";
 import { selectServices, type ServiceRecord } from "../../domain/registry/service-selection.ts";
+import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
-import { createDecodeCache, type DecodeCache, type DecodedAccounts } from "./decode-cache.ts";
+import { createAccountBaseline, type AccountWrite, type BaselineChanges } from "./account-baseline.ts";
+import { createLiveKind, type AccountKind, type KindEnv, type KindSpec, type LiveKind, type RefreshReport } from "./live-account-kind.ts";
 import type { ProgramAccountReader } from "./rpc-program-account-reader.ts";
 
-/** What one refresh of one kind cost; `busyMs` is the event-loop time of its own work (not the ledger read). */
-export type RefreshReport = Readonly<{
-  kind: "agents" | "feedback" | "services";
-  wallMs: number;
-  readMs: number;
-  busyMs: number;
-  longestSliceMs: number;
-  accounts: number;
-  changed: number;
-}>;
+export type { RefreshReport };
 
 export type AgentIndexDeps = Readonly<{
   ledger: Ledger;
   clock: Clock;
   programId: Address;
-  /** Cache lifetime (REGISTRY_CACHE_TTL_SECONDS * 1000). */
+  /**
+   * REGISTRY_CACHE_TTL_SECONDS * 1000: without a live feed, a full read this often (at least 1 s),
+   * so a change shows within it.
+   */
   ttlMs: number;
   logger: Logger;
-  /** Wait after a failed refresh before retrying; default min(ttlMs, 5 s). */
+  /**
+   * Pushed writes of the program's accounts (programSubscribe). With it, a change shows within a
+   * batch (`feedBatchMs`), and full reads run every `reconcileMs` and when the feed comes back.
+   */
+  feed?: ProgramAccountFeed;
+  /** Between full reads while the feed is live (REGISTRY_RECONCILE_INTERVAL_SECONDS * 1000); default 300 s. */
+  reconcileMs?: number;
+  /** Pushed writes are applied this long after the first of a batch; default 100 ms. */
+  feedBatchMs?: number;
+  /** The index's accounts kept across restarts (PostgreSQL or PGlite). */
+  store?: RegistryAccountStore;
+  /** Accounts per store write (see createIndexPersister); default 250. */
+  storeBatchSize?: number;
+  /** Wait after a failed full read before retrying; default min(ttlMs, 5 s) (at least 1 s). */
   retryMs?: number;
   /**
    * Detail URIs of feedback entries (read from their give_feedback transactions in the background):
-   * told of every feedback refresh, asked when feedback is listed. Without it `detailUri` stays unknown.
+   * told of every feedback entry indexed, asked when feedback is listed. Without it `detailUri` stays unknown.
    */
   feedbackDetails?: FeedbackDetails;
   /**
@@ -52,144 +66,224 @@ export type AgentIndexDeps = Readonly<{
    * node, createRpcProgramAccountReader parses the (large) answer in a Worker instead.
    */
   readProgramAccounts?: ProgramAccountReader;
-  /** Longest stretch of refresh work before pending requests get the event loop; default 5 ms. */
+  /** Longest stretch of index work before pending requests get the event loop; default 5 ms. */
   sliceMs?: number;
-  /** How the refresh gives the event loop back; setImmediate by default. */
+  /** How index work gives the event loop back; setImmediate by default. */
   yieldNow?: YieldToEventLoop;
-  /** Timer of the refresh ahead of expiry (tests inject their own). */
+  /** This thread's CPU time in ms, to report slices in CPU time too (benchmarks). */
+  cpuNow?: () => number;
+  /** Timers (full reads, batches, store writes); tests inject their own. */
   schedule?: Schedule;
-  /** Told of every finished refresh (benchmarks, metrics). */
+  /** Told of every finished step (benchmarks, metrics). */
   onRefresh?: (report: RefreshReport) => void;
+  /**
+   * Load at the first request instead of at once: for a facilitator-only process, which asks the
+   * index only under PAYTO_POLICY=registered-agents. Default false (warm from start-up).
+   */
+  startLazily?: boolean;
 }>;
 
-const yieldBySetImmediate: YieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+/** The index, and what the composition needs to start and stop it. */
+export type LiveAgentIndex = AgentIndex &
+  Readonly<{
+    /** Resolves once the three kinds have a model (from the store or a first full read). */
+    ready(): Promise<void>;
+    /** Once ready, applies the pushed writes received so far without waiting for their batch (tests, tools). */
+    caughtUp(): Promise<void>;
+    /** Stops timers and the feed, and saves what is queued for the store. */
+    close(): Promise<void>;
+  }>;
 
-type ByMint<T> = ReadonlyMap<string, readonly T[]>;
+const yieldBySetImmediate: YieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+/** How long the first full read waits for the feed to be live (so it misses nothing), at most. */
+const FEED_WAIT_MS = 3_000;
+const KINDS = ["agents", "feedback", "services"] as const;
+const DISCRIMINATORS: Readonly<Record<AccountKind, ReadonlyUint8Array>> = {
+  agents: AGENT_IDENTITY_DISCRIMINATOR,
+  feedback: FEEDBACK_ENTRY_DISCRIMINATOR,
+  services: AGENT_SERVICE_DISCRIMINATOR,
+};
 
 /**
- * The registry read model over the ledger. Three independent snapshots, each one
- * getProgramAccounts call (discriminator memcmp) per TTL: agents (what the list needs), and
- * feedback and services, loaded only once a detail, feedback or services request asks. Request
- * traffic therefore never multiplies RPC calls: at most three per TTL, whatever the load.
+ * The registry read model, kept warm: agents (list, detail, owners), feedback and services are
+ * all loaded at start-up (from the store when it holds a complete copy, else by one
+ * getProgramAccounts each with a discriminator memcmp) and then follow the ledger, so no request
+ * waits for a load after start-up and none causes a ledger read.
  *
- * Requests do not wait for refreshes (except the very first load, and a read after an idle TTL):
- * refreshes start ahead of expiry (refreshing-snapshot.ts), and their work after the ledger read
- * (byte comparison, decoding of what changed, the catalog update) runs in slices of `sliceMs`
- * between which pending requests are served. The new model replaces the old one in one step.
+ * With a feed, the program's writes are applied as they come (a change shows within about
+ * `feedBatchMs`), and a full read runs every `reconcileMs` and after each (re)connect to catch
+ * what a feed cannot tell (closed accounts, missed notices). Without one, a full read runs every
+ * TTL. All work after a read runs in slices of `sliceMs`; a model is replaced in one step.
  */
-export function createAgentIndex(deps: AgentIndexDeps): AgentIndex {
-  const { ledger, clock, programId, ttlMs, logger, feedbackDetails } = deps;
-  const retryMs = deps.retryMs ?? Math.min(ttlMs, 5_000);
+export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
+  const { ledger, clock, programId, logger, feedbackDetails } = deps;
+  const pollMs = Math.max(1_000, deps.ttlMs);
   const sliceMs = deps.sliceMs ?? 5;
   const yieldNow = deps.yieldNow ?? yieldBySetImmediate;
+  const schedule = deps.schedule ?? unrefTimeout;
   const log = logger.child({ component: "agent-index" });
+  const persister: IndexPersister | null = deps.store ? createIndexPersister({ store: deps.store, logger, schedule, ...(deps.storeBatchSize ? { batchSize: deps.storeBatchSize } : {}) }) : null;
 
-  function snapshot<T>(kind: RefreshReport["kind"], load: (stats: SliceStats, reported: (accounts: number, changed: number, readMs: number) => void) => Promise<T>): RefreshingSnapshot<T> {
-    return createRefreshingSnapshot({
-      ...(deps.schedule ? { schedule: deps.schedule } : {}),
-      load: async () => {
-        const started = performance.now();
-        const stats = emptySliceStats();
-        let counts = { accounts: 0, changed: 0, readMs: 0 };
-        try {
-          const value = await load(stats, (accounts, changed, readMs) => (counts = { accounts, changed, readMs }));
-          const report: RefreshReport = { kind, wallMs: performance.now() - started, busyMs: stats.busyMs, longestSliceMs: stats.longestMs, ...counts };
-          log.debug("registry refresh", { ...report, wallMs: Math.round(report.wallMs), busyMs: Math.round(report.busyMs) });
-          deps.onRefresh?.(report);
-          return value;
-        } catch (error) {
-          log.warn("registry refresh failed; serving the last good model", { kind, error: safeMessage(error) });
-          throw error;
-        }
-      },
-      clock,
-      ttlMs,
-      retryMs,
-      unavailable: (cause) => new RegistryIndexUnavailableError(`registry index unavailable: ${safeMessage(cause)}`),
-    });
+  const env: KindEnv = {
+    read: deps.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters)),
+    filtersOf: (discriminator) => [discriminatorFilter(discriminator)],
+    programId,
+    inSlices: <T>(work: SlicedWork<T>, stats: SliceStats) => runInSlices(work, { sliceMs, yieldNow, stats, ...(deps.cpuNow ? { cpuNow: deps.cpuNow } : {}) }),
+    schedule,
+    now: () => clock.now(),
+    reconcileMs: deps.reconcileMs ?? 300_000,
+    pollMs,
+    retryMs: Math.max(1_000, deps.retryMs ?? Math.min(deps.ttlMs, 5_000)),
+    batchMs: deps.feedBatchMs ?? 100,
+    log,
+    report: (report) => {
+      log.debug("registry index step", { ...report, wallMs: Math.round(report.wallMs), busyMs: Math.round(report.busyMs) });
+      deps.onRefresh?.(report);
+    },
+    ...(persister ? { persist: (kind: AccountKind, accounts, completeAt) => persister.persist(kind, accounts, completeAt) } : {}),
+    unavailable: (cause) => new RegistryIndexUnavailableError(`registry index unavailable: ${safeMessage(cause)}`),
+  };
+
+  const agentSpec: KindSpec<AgentRecord, AgentCatalog> = {
+    kind: "agents",
+    discriminator: AGENT_IDENTITY_DISCRIMINATOR,
+    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity: { ...identity, tags: sharedTags(identity.tags) } })),
+    // A full read rebuilds from every record (exact, duplicates of a mint included); unchanged
+    // records are the same objects, so only what changed is indexed again.
+    rebuilt: function* (previous) {
+      return yield* agentCatalogWork(yield* agentSpec.baseline.records(), previous);
+    },
+    changed: (previous, changes) => agentCatalogChanges(previous, changes.added, changes.removed),
+  };
+  const agents = createLiveKind(agentSpec, env);
+  const feedback = createLiveKind(
+    groupedSpec(programId, "feedback", FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry, (address, entry): FeedbackRecord => ({ address, entry }), (r) => r.entry.nftMint, feedbackDetails),
+    env,
+  );
+  const services = createLiveKind(
+    groupedSpec(programId, "services", AGENT_SERVICE_DISCRIMINATOR, decodeAgentService, (address, service): ServiceRecord => ({ address, service }), (r) => r.service.nftMint),
+    env,
+  );
+  const kinds: Readonly<Record<AccountKind, LiveKind<unknown>>> = { agents, feedback, services };
+
+  const subscriptions: ProgramFeedSubscription[] = [];
+  let started: Promise<void> | null = deps.startLazily ? null : start();
+  const begun = (): Promise<void> => (started ??= start());
+
+  async function start(): Promise<void> {
+    for (const kind of KINDS) {
+      if (deps.feed) subscriptions.push(deps.feed.subscribe(programId, [discriminatorFilter(DISCRIMINATORS[kind])], kinds[kind].feed));
+    }
+    const store = deps.store;
+    if (store) {
+      await Promise.all(
+        KINDS.map((kind) =>
+          kinds[kind]
+            .restore(async (onPage) => {
+              const completeAt = await store.load(kind, (rows) => onPage(rows.map((row): AccountWrite => ({ ...row, owner: programId, lamports: 1n }))));
+              return completeAt !== null;
+            })
+            .catch((error: unknown) => log.warn("the stored registry index could not be read; reading the ledger", { kind, error: safeMessage(error) })),
+        ),
+      );
+    }
+    for (const kind of KINDS) kinds[kind].start(deps.feed ? FEED_WAIT_MS : 0);
   }
-
-  function reportSkipped(kind: string, skipped: readonly string[]): void {
-    if (skipped.length === 0) return;
-    log.warn("skipped registry accounts that do not decode", { kind, count: skipped.length, sample: skipped.slice(0, 5) });
-  }
-
-  const inSlices = <T>(work: SlicedWork<T>, stats: SliceStats) => runInSlices(work, { sliceMs, yieldNow, stats });
-  const readAccounts: ProgramAccountReader = deps.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters));
-
-  /** Reads one kind from the ledger and decodes it against the last refresh, in slices. */
-  async function loadAll<R>(
-    kind: string,
-    discriminator: ReadonlyUint8Array,
-    cache: DecodeCache<R>,
-    stats: SliceStats,
-    reported: (accounts: number, changed: number, readMs: number) => void,
-  ): Promise<DecodedAccounts<R>> {
-    const readStart = performance.now();
-    const accounts = await readAccounts(programId, [discriminatorFilter(discriminator)]);
-    const readMs = performance.now() - readStart;
-    const decoded = await inSlices(cache.refresh(accounts), stats);
-    reportSkipped(kind, decoded.skipped);
-    reported(accounts.length, decoded.changed, readMs);
-    return decoded;
-  }
-
-  const agentCache = createDecodeCache(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity }));
-  const feedbackCache = createDecodeCache(programId, decodeFeedbackEntry, (address, entry): FeedbackRecord => ({ address, entry }));
-  const serviceCache = createDecodeCache(programId, decodeAgentService, (address, service): ServiceRecord => ({ address, service }));
-
-  const agents: RefreshingSnapshot<AgentCatalog> = snapshot("agents", async (stats, reported) => {
-    const { records, changed } = await loadAll("agents", AGENT_IDENTITY_DISCRIMINATOR, agentCache, stats, reported);
-    const previous = agents.peek();
-    // Nothing changed: the same catalog (and every response rendered from it) stays.
-    if (previous && changed === 0) return previous;
-    return inSlices(agentCatalogWork(records, previous), stats);
-  });
-  const feedback: RefreshingSnapshot<ByMint<FeedbackRecord>> = snapshot("feedback", async (stats, reported) => {
-    const { records, changed } = await loadAll("feedback", FEEDBACK_ENTRY_DISCRIMINATOR, feedbackCache, stats, reported);
-    feedbackDetails?.indexed(records);
-    const previous = feedback.peek();
-    if (previous && changed === 0) return previous;
-    return inSlices(groupByMint(records, (r) => r.entry.nftMint), stats);
-  });
 
   function withDetailUri(record: FeedbackRecord): FeedbackRecord {
     const detailUri = feedbackDetails?.detailUriOf(record.address);
     return detailUri === undefined ? record : { ...record, detailUri };
   }
-  const services: RefreshingSnapshot<ByMint<ServiceRecord>> = snapshot("services", async (stats, reported) => {
-    const { records, changed } = await loadAll("services", AGENT_SERVICE_DISCRIMINATOR, serviceCache, stats, reported);
-    const previous = services.peek();
-    if (previous && changed === 0) return previous;
-    return inSlices(groupByMint(records, (r) => r.service.nftMint), stats);
-  });
+
+  /** A kind's model; starts the index first when it starts lazily. */
+  function modelOf<M>(kind: LiveKind<M>): Promise<M> {
+    if (started === null) void begun();
+    return kind.model();
+  }
 
   async function knownAgent(nftMint: string): Promise<AgentRecord | null> {
-    return (await agents.get()).get(nftMint) ?? null;
+    return (await modelOf(agents)).get(nftMint) ?? null;
   }
 
   return Object.freeze({
-    listAgents: async (request) => (await agents.get()).page(request),
+    listAgents: async (request) => (await modelOf(agents)).page(request),
     getAgent: knownAgent,
     listFeedback: async (nftMint, filter) => {
       if (!(await knownAgent(nftMint))) return null;
-      return selectFeedback((await feedback.get()).get(nftMint) ?? [], filter).map(withDetailUri);
+      return selectFeedback((await modelOf(feedback)).get(nftMint) ?? [], filter).map(withDetailUri);
     },
     listServices: async (nftMint, filter) => {
       if (!(await knownAgent(nftMint))) return null;
-      return selectServices((await services.get()).get(nftMint) ?? [], filter);
+      return selectServices((await modelOf(services)).get(nftMint) ?? [], filter);
     },
-    agentsOwnedBy: async (owner) => {
-      const filters = [discriminatorFilter(AGENT_IDENTITY_DISCRIMINATOR), ownerFilter(owner)];
-      const { records, skipped } = agentCache.decodeOnly(await ledger.getProgramAccounts(programId, filters));
-      reportSkipped("agents-by-owner", skipped);
-      return buildAgentCatalog(records).ownedBy(owner);
-    },
-    health: () => indexHealth(agents, [agents, feedback, services]),
+    agentsOwnedBy: async (owner) => (await modelOf(agents)).ownedBy(owner),
+    health: () => indexHealth(agents, kinds),
     refresh: async () => {
-      await agents.refresh();
+      await begun();
+      await Promise.all(KINDS.map((kind) => kinds[kind].reconcile()));
+    },
+    ready: async () => {
+      await begun();
+      await Promise.all(KINDS.map((kind) => kinds[kind].model()));
+    },
+    caughtUp: async () => {
+      await begun();
+      await Promise.all(KINDS.map((kind) => kinds[kind].model()));
+      await Promise.all(KINDS.map((kind) => kinds[kind].caughtUp()));
+    },
+    close: async () => {
+      for (const subscription of subscriptions.splice(0)) subscription.close();
+      for (const kind of KINDS) kinds[kind].stop();
+      await persister?.stop();
     },
   });
+}
+
+/** One instance per distinct tag hash (a few categories repeat across every agent). */
+const tagInstances = new Map<string, ReadonlyUint8Array>();
+const MAX_SHARED_TAGS = 4_096;
+
+/**
+ * An agent's tags as shared instances: two 32-byte arrays an agent were ~20 MB of heap at
+ * 100,000 agents, nearly all copies of the same 16 category hashes. Beyond MAX_SHARED_TAGS distinct
+ * tags, new ones are kept as they are.
+ */
+function sharedTags(tags: readonly ReadonlyUint8Array[]): ReadonlyUint8Array[] {
+  return tags.map((tag) => {
+    const key = toHex(tag);
+    const known = tagInstances.get(key);
+    if (known) return known;
+    if (tagInstances.size < MAX_SHARED_TAGS) tagInstances.set(key, tag);
+    return tag;
+  });
+}
+
+/** Feedback and services: records grouped by their agent's mint. */
+function groupedSpec<T, R>(
+  programId: Address,
+  kind: AccountKind,
+  discriminator: ReadonlyUint8Array,
+  decode: (data: ReadonlyUint8Array) => DecodeResult<T>,
+  toRecord: (address: Address, value: T) => R,
+  mintOf: (record: R) => string,
+  details?: Readonly<{ indexed(records: readonly R[]): void }>,
+): KindSpec<R, RecordsByMint<R>> {
+  const baseline = createAccountBaseline(programId, decode, toRecord);
+  /** The one map, changed in place (regroup replaces a group, never edits it). */
+  let groups: Map<string, readonly R[]> | null = null;
+  function* changed(changes: BaselineChanges<R>): SlicedWork<RecordsByMint<R>> {
+    if (!groups) groups = yield* groupByMint(yield* baseline.records(), mintOf);
+    else yield* regroup(groups, changes.added, changes.removed, mintOf);
+    return groups;
+  }
+  return {
+    kind,
+    discriminator,
+    baseline,
+    rebuilt: (_previous, changes) => changed(changes),
+    changed: (_previous, changes) => changed(changes),
+    ...(details ? { entered: (records: readonly R[]) => details.indexed(records) } : {}),
+  };
 }
 
 export function discriminatorFilter(discriminator: ReadonlyUint8Array): ProgramAccountFilter {
@@ -201,30 +295,18 @@ export function ownerFilter(owner: Address): ProgramAccountFilter {
   return { memcmp: { offset: AGENT_OWNER_OFFSET, bytes: new Uint8Array(getAddressEncoder().encode(owner)) } };
 }
 
-function* groupByMint<T>(records: readonly T[], mintOf: (record: T) => string): SlicedWork<ByMint<T>> {
-  const groups = new Map<string, T[]>();
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i] as T;
-    const group = groups.get(mintOf(record));
-    if (group) group.push(record);
-    else groups.set(mintOf(record), [record]);
-    if ((i & 1023) === 1023) yield;
-  }
-  return groups;
-}
-
-function indexHealth(
-  agents: RefreshingSnapshot<AgentCatalog>,
-  all: readonly RefreshingSnapshot<unknown>[],
-): RegistryIndexHealth {
-  const failing = all.map((s) => s.state()).filter((s) => s.lastErrorAt !== null);
+function indexHealth(agents: LiveKind<AgentCatalog>, kinds: Readonly<Record<AccountKind, LiveKind<unknown>>>): RegistryIndexHealth {
+  const states = KINDS.map((kind) => kinds[kind].state());
+  const failing = states.filter((s) => s.lastErrorAt !== null);
   const latest = failing.sort((a, b) => (b.lastErrorAt ?? 0) - (a.lastErrorAt ?? 0))[0];
   const lastSuccessAt = agents.state().lastSuccessAt;
   return {
+    // Still loading is not a failure (requests wait for the first load); a failed read is.
     status: failing.length === 0 ? "ok" : "degraded",
     lastRefreshAt: lastSuccessAt === null ? null : new Date(lastSuccessAt).toISOString(),
     lastError: latest ? safeMessage(latest.lastError) : null,
     agentCount: agents.peek()?.size ?? 0,
+    feed: states.every((s) => s.live) ? "live" : "polling",
   };
 }
 

@@ -19,6 +19,7 @@ export type ReadRequest = Readonly<{
 }>;
 
 export type ReadReply =
+  /** `owners` is "" when every account is owned by the program read (a node's usual answer). */
   | Readonly<{ id: number; ok: true; addresses: string; owners: string; data: ArrayBuffer; ends: Int32Array }>
   | Readonly<{ id: number; ok: false; message: string }>;
 
@@ -32,7 +33,7 @@ const port = globalThis as unknown as Worker;
 port.onmessage = async (event: MessageEvent<ReadRequest>) => {
   const request = event.data;
   try {
-    const reply = pack(request.id, await fetchAccounts(request));
+    const reply = pack(request.id, request.program, await fetchAccounts(request));
     port.postMessage(reply, reply.ok ? [reply.data, reply.ends.buffer] : []);
   } catch (error) {
     port.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies ReadReply);
@@ -67,7 +68,7 @@ async function fetchAccounts(request: ReadRequest): Promise<Item[]> {
   return reply.result as Item[];
 }
 
-function pack(id: number, items: readonly Item[]): ReadReply {
+function pack(id: number, program: string, items: readonly Item[]): ReadReply {
   const texts: string[] = [];
   let bytes = 0;
   for (const item of items) {
@@ -94,7 +95,7 @@ function pack(id: number, items: readonly Item[]): ReadReply {
     id,
     ok: true,
     addresses: items.map((item) => item.pubkey as string).join("\n"),
-    owners: items.map((item) => item.account?.owner as string).join("\n"),
+    owners: items.every((item) => item.account?.owner === program) ? "" : items.map((item) => item.account?.owner as string).join("\n"),
     data,
     ends,
   };

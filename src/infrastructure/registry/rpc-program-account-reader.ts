@@ -74,27 +74,42 @@ export function createRpcProgramAccountReader(options: RpcProgramAccountReaderOp
     });
     // SECURITY: fetch and node errors may echo the URL with its API key.
     if (!reply.ok) throw new LedgerError("unavailable", scrubUrlSecrets(reply.message, options.url));
-    return unpack(reply);
+    return unpack(program, reply);
   };
 }
 
-async function unpack(reply: Extract<ReadReply, { ok: true }>): Promise<ProgramAccountData[]> {
-  const addresses = reply.addresses === "" ? [] : reply.addresses.split("\n");
-  const owners = reply.owners === "" ? [] : reply.owners.split("\n");
+async function unpack(program: Address, reply: Extract<ReadReply, { ok: true }>): Promise<ProgramAccountData[]> {
   const bytes = new Uint8Array(reply.data);
+  const count = reply.ends.length;
   const out: ProgramAccountData[] = [];
+  // The texts are cut one line at a time (a split of 100,000 addresses held the loop for ~10-20 ms).
+  const addresses = lines(reply.addresses);
+  const owners = reply.owners === "" ? null : lines(reply.owners);
   let start = 0;
   let sliceStart = performance.now();
-  for (let i = 0; i < addresses.length; i++) {
+  for (let i = 0; i < count; i++) {
     const end = reply.ends[i] as number;
-    out.push({ address: addresses[i] as Address, owner: owners[i] as Address, data: bytes.subarray(start, end) });
+    const owner = owners ? (owners.next().value as Address) : program;
+    out.push({ address: addresses.next().value as Address, owner, data: bytes.subarray(start, end) });
     start = end;
-    if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
+    if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }
   }
   return out;
+}
+
+/** The lines of `text` ("\n"-separated), one at a time. */
+function* lines(text: string): Generator<string, undefined, void> {
+  let from = 0;
+  while (from <= text.length) {
+    const newline = text.indexOf("\n", from);
+    const to = newline < 0 ? text.length : newline;
+    yield text.slice(from, to);
+    from = to + 1;
+  }
+  return undefined;
 }
 
 /** The JSON-RPC form of a filter, as the JSON-RPC ledger sends it (memcmp bytes in base64). */

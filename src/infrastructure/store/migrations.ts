@@ -113,6 +113,28 @@ CREATE INDEX settlements_unresolved_idx ON settlements (network, created_at, seq
 CREATE INDEX settlements_recently_failed_idx ON settlements (network, updated_at) WHERE state = 'failed';
 `;
 
+/**
+ * The registry index's accounts (the bytes each account's fields took) and, per kind, when a full
+ * read of the ledger was last saved to the end, so a restart serves from here and only catches up.
+ * Rows carry the slot they are from: a replica never overwrites a later state with an earlier one.
+ */
+const CREATE_REGISTRY_ACCOUNTS = `
+CREATE TABLE registry_accounts (
+  program text NOT NULL,
+  kind    text NOT NULL CHECK (kind IN ('agents', 'feedback', 'services')),
+  address text NOT NULL,
+  slot    bigint NOT NULL CHECK (slot >= 0),
+  data    bytea NOT NULL,
+  PRIMARY KEY (program, kind, address)
+);
+CREATE TABLE registry_index_state (
+  program     text NOT NULL,
+  kind        text NOT NULL,
+  complete_at timestamptz NOT NULL,
+  PRIMARY KEY (program, kind)
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -122,6 +144,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 6, name: "feedback_detail_uris", sql: CREATE_FEEDBACK_DETAIL_URIS }),
   Object.freeze({ version: 7, name: "settlement_fee_charge", sql: ADD_SETTLEMENT_FEE_CHARGE }),
   Object.freeze({ version: 8, name: "settlements_by_network", sql: INDEX_SETTLEMENTS_BY_NETWORK }),
+  // 8 is taken by another branch (settlements_by_network); 9 keeps both mergeable in any order.
+  Object.freeze({ version: 9, name: "registry_accounts", sql: CREATE_REGISTRY_ACCOUNTS }),
 ]);
 
 /** The schema version a fully migrated database reports. */

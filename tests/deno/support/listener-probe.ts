@@ -93,5 +93,49 @@ export async function probeListener(listener: HttpListener): Promise<Record<stri
   await draining;
   observations["slowDuringForceWhileDraining"] = await drained;
 
+  Object.assign(observations, await probeWebSocket(listener));
   return observations;
+}
+
+/**
+ * WebSocket upgrades on the same port (the embedded ledger's pubsub): text in and out, plain HTTP
+ * still served beside them, the session told when the client leaves, and a message past the
+ * limit closes the connection.
+ */
+async function probeWebSocket(listener: HttpListener): Promise<Record<string, unknown>> {
+  const events: string[] = [];
+  const server = listener.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    maxRequestBodySize: PROBE_BODY_LIMIT,
+    fetch: () => new Response("plain"),
+    websocket: {
+      maxMessageBytes: 64,
+      open(peer) {
+        events.push("open");
+        return { message: (text) => peer.send(text.toUpperCase()), closed: () => events.push("closed") };
+      },
+    },
+  });
+  const wsUrl = server.url.replace("http://", "ws://");
+  const socket = new WebSocket(wsUrl);
+  const replies: string[] = [];
+  socket.onmessage = (event) => replies.push(String(event.data));
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error("websocket failed"));
+  });
+  socket.send("ping over the ledger socket");
+  for (let i = 0; i < 100 && replies.length === 0; i++) await sleep(10);
+  const plain = await answer(send(server.url));
+  socket.close();
+  for (let i = 0; i < 100 && !events.includes("closed"); i++) await sleep(10);
+  const big = new WebSocket(wsUrl);
+  const closeCode = await new Promise<number>((resolve) => {
+    big.onopen = () => big.send("x".repeat(65));
+    big.onclose = (event) => resolve(event.code);
+    setTimeout(() => resolve(-1), 3_000);
+  });
+  await server.stop(true);
+  return { wsReply: replies[0] ?? null, wsPlainBeside: plain, wsEvents: events.slice(0, 2).join(","), wsTooBigClose: closeCode };
 }

@@ -1,245 +1,239 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
+import type { Address } from "@solana/kit";
 import { RegistryIndexUnavailableError } from "../../../src/application/ports/agent-index.ts";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
-import { AGENT_OWNER_OFFSET, encodeAgentIdentity, type AgentIdentity } from "../../../src/domain/registry/agent-identity.ts";
-import { encodeAgentService } from "../../../src/domain/registry/agent-service.ts";
-import { encodeFeedbackEntry } from "../../../src/domain/registry/feedback-entry.ts";
-import { createAgentIndex, type RefreshReport } from "../../../src/infrastructure/registry/ledger-agent-index.ts";
+import type { ProgramAccountFeed, ProgramFeedHandlers } from "../../../src/application/ports/program-account-feed.ts";
+import { AGENT_IDENTITY_DISCRIMINATOR, encodeAgentIdentity, type AgentIdentity } from "../../../src/domain/registry/agent-identity.ts";
+import { AGENT_SERVICE_DISCRIMINATOR, encodeAgentService } from "../../../src/domain/registry/agent-service.ts";
+import { FEEDBACK_ENTRY_DISCRIMINATOR, encodeFeedbackEntry } from "../../../src/domain/registry/feedback-entry.ts";
+import { createAgentIndex, type LiveAgentIndex, type RefreshReport } from "../../../src/infrastructure/registry/ledger-agent-index.ts";
 import { createFakeLedger } from "../../registry/support/fake-ledger.ts";
 import { createManualClock } from "../../registry/support/manual-clock.ts";
 import { createRecordingLogger } from "../../registry/support/recording-logger.ts";
 import { agentIdentity, agentService, feedbackEntry, padded, PROGRAM_ID, testAddress } from "../../registry/support/registry-fixtures.ts";
 
-function setup(count = 5) {
+/** A hand-written feed (mock of programSubscribe): the test pushes writes and connection changes. */
+function createFakeFeed() {
+  const subscribers: { filters: unknown; handlers: ProgramFeedHandlers; closed: boolean }[] = [];
+  const feed: ProgramAccountFeed = {
+    subscribe(_program, filters, handlers) {
+      const subscriber = { filters, handlers, closed: false };
+      subscribers.push(subscriber);
+      return { close: () => void (subscriber.closed = true) };
+    },
+  };
+  const discriminatorOf = (filters: unknown) => [...((filters as { memcmp: { bytes: Uint8Array } }[])[0]?.memcmp.bytes ?? [])].join();
+  return {
+    feed,
+    subscribers,
+    status: (status: "live" | "lost") => subscribers.forEach((s) => s.handlers.status(status)),
+    /** Pushes a write to the subscriber whose discriminator filter matches. */
+    push(address: Address, data: Uint8Array, slot: bigint, owner: Address = PROGRAM_ID, lamports = 1_000_000n) {
+      const head = [...data.subarray(0, 8)].join();
+      for (const s of subscribers) if (discriminatorOf(s.filters) === head) s.handlers.change({ address, owner, lamports, data, slot });
+    },
+  };
+}
+
+const open: LiveAgentIndex[] = [];
+afterEach(async () => {
+  for (const index of open.splice(0)) await index.close();
+});
+
+function setup(count = 5, extra: Partial<Parameters<typeof createAgentIndex>[0]> = {}, before: (ledger: ReturnType<typeof createFakeLedger>) => void = () => {}) {
   const ledger = createFakeLedger(PROGRAM_ID);
   const clock = createManualClock();
   const logger = createRecordingLogger();
+  const timers: { callback: () => void; delayMs: number; cancelled: boolean }[] = [];
+  const reports: RefreshReport[] = [];
   const putAgent = (agent: AgentIdentity, n: number) => ledger.put(testAddress(9, n), padded(encodeAgentIdentity(agent), 600));
   for (let n = 0; n < count; n++) putAgent(agentIdentity(n), n);
-  const index = createAgentIndex({ ledger, clock, programId: PROGRAM_ID, ttlMs: 30_000, logger });
-  return { ledger, clock, logger, index, putAgent };
+  before(ledger);
+  const index = createAgentIndex({
+    ledger,
+    clock,
+    programId: PROGRAM_ID,
+    ttlMs: 30_000,
+    logger,
+    schedule: (callback, delayMs) => {
+      const timer = { callback, delayMs, cancelled: false };
+      timers.push(timer);
+      return () => void (timer.cancelled = true);
+    },
+    onRefresh: (report) => reports.push(report),
+    ...extra,
+  });
+  open.push(index);
+  /** Fires the pending timers set for `delayMs` (all pending ones without it). */
+  const fire = (delayMs?: number) => {
+    for (const timer of timers.splice(0)) {
+      if (timer.cancelled) continue;
+      if (delayMs === undefined || timer.delayMs === delayMs) timer.callback();
+      else timers.push(timer);
+    }
+  };
+  /** Fires the pending batch timers of pushed writes (100 ms, longer after a costly batch, at most 1 s). */
+  const fireBatch = () => {
+    for (const timer of timers.splice(0)) {
+      if (timer.cancelled) continue;
+      if (timer.delayMs >= 100 && timer.delayMs <= 1_000) timer.callback();
+      else timers.push(timer);
+    }
+  };
+  const reads = (discriminator: Uint8Array) => ledger.calls.filter((c) => "memcmp" in (c.filters[0] ?? {}) && [...(c.filters[0] as { memcmp: { bytes: Uint8Array } }).memcmp.bytes].join() === [...discriminator].join()).length;
+  return { ledger, clock, logger, index, putAgent, fire, fireBatch, timers, reports, reads };
 }
 
-const mints = async (index: ReturnType<typeof setup>["index"], filter = {}) =>
-  (await index.listAgents({ limit: 100, ...filter })).items.map((r) => r.identity.nftMint);
+const mints = async (index: LiveAgentIndex, filter = {}) => (await index.listAgents({ limit: 100, ...filter })).items.map((r) => r.identity.nftMint);
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Waits (real time, bounded) until `check` holds. */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
-describe("agent index over a fake Ledger (mock) with an injected manual clock", () => {
-  test("reads agents with one discriminator-filtered getProgramAccounts call", async () => {
-    const { index, ledger } = setup();
-    expect((await mints(index)).length).toBe(5);
-    expect(ledger.calls.length).toBe(1);
-    const [call] = ledger.calls;
-    expect(call?.program).toBe(PROGRAM_ID);
-    expect(call?.filters).toEqual([{ memcmp: { offset: 0, bytes: new Uint8Array([11, 149, 31, 27, 186, 76, 241, 72]) } }]);
+describe("agent index without a feed (fake Ledger, manual clock, hand-fired timers)", () => {
+  test("at start-up, before any request, each kind is read once with its discriminator memcmp", async () => {
+    const { index, ledger, reads } = setup();
+    await index.ready();
+    expect(ledger.calls.length).toBe(3);
+    expect(ledger.calls.every((c) => c.program === PROGRAM_ID && c.filters.length === 1)).toBe(true);
+    expect([reads(new Uint8Array(AGENT_IDENTITY_DISCRIMINATOR)), reads(new Uint8Array(FEEDBACK_ENTRY_DISCRIMINATOR)), reads(new Uint8Array(AGENT_SERVICE_DISCRIMINATOR))]).toEqual([1, 1, 1]);
+    expect(ledger.calls[0]?.filters).toEqual([{ memcmp: { offset: 0, bytes: new Uint8Array([11, 149, 31, 27, 186, 76, 241, 72]) } }]);
   });
 
-  test("an on-chain change (updated_at bumped, agent deactivated) appears after the TTL and not before", async () => {
-    const { index, clock, putAgent } = setup();
-    const before = await mints(index);
-    expect(before[0]).toBe(agentIdentity(4).nftMint);
+  test("requests before the first load wait for it (500 of them, still 3 reads); after it no request reads the ledger", async () => {
+    const { index, ledger } = setup(50);
+    const release = ledger.hold();
+    const mint = agentIdentity(1).nftMint;
+    const requests = Array.from({ length: 500 }, (_, i) => (i % 5 === 0 ? index.listServices(mint, {}) : index.listAgents({ limit: 1 + (i % 100) })));
+    await settle();
+    release();
+    const answers = await Promise.all(requests);
+    expect(answers.every((a) => a !== null)).toBe(true);
+    await Promise.all(Array.from({ length: 100 }, () => Promise.all([index.getAgent(mint), index.listFeedback(mint, {}), index.listServices(mint, {}), index.agentsOwnedBy(testAddress(2, 1))])));
+    expect(ledger.calls.length).toBe(3);
+  });
 
+  test("a change appears with the next full read, every TTL, and not before; a read that finds nothing changed keeps the same records", async () => {
+    const { index, fire, putAgent, reports } = setup();
+    await index.ready();
+    const before = await mints(index);
+    const first = await index.listAgents({ limit: 5 });
     putAgent(agentIdentity(1, { updatedAt: 1_800_000_000n }), 1);
     putAgent(agentIdentity(3, { active: false }), 3);
-
-    clock.advance(29_999);
     expect(await mints(index)).toEqual(before);
-    expect(await mints(index, { active: false })).toEqual([]);
-
-    clock.advance(1);
-    const after = await mints(index);
-    expect(after[0]).toBe(agentIdentity(1).nftMint);
+    fire(30_000);
+    await until(async () => (await mints(index))[0] === agentIdentity(1).nftMint);
+    expect((await mints(index))[0]).toBe(agentIdentity(1).nftMint);
     expect(await mints(index, { active: false })).toEqual([agentIdentity(3).nftMint]);
+    expect(reports.filter((r) => r.kind === "agents").map((r) => r.changed)).toEqual([5, 2]);
+    const kept = (await index.listAgents({ limit: 5 })).items.find((r) => r.identity.nftMint === agentIdentity(4).nftMint);
+    expect(kept).toBe(first.items.find((r) => r.identity.nftMint === agentIdentity(4).nftMint) as NonNullable<typeof kept>);
   });
 
-  test("500 concurrent list requests during a refresh cause one getProgramAccounts call", async () => {
-    const { index, ledger, clock } = setup(50);
-    const release = ledger.hold();
-    const requests = Array.from({ length: 500 }, (_, i) => index.listAgents({ limit: 1 + (i % 100) }));
-    expect(ledger.calls.length).toBe(1);
-    release();
-    const pages = await Promise.all(requests);
-    expect(ledger.calls.length).toBe(1);
-    expect(pages.every((p) => p.items.length > 0)).toBe(true);
-
-    // Again once the model has expired: the stale model is refreshed once for everyone.
-    clock.advance(30_000);
-    const releaseAgain = ledger.hold();
-    const more = Array.from({ length: 500 }, () => index.listAgents({ limit: 20 }));
-    releaseAgain();
-    await Promise.all(more);
-    expect(ledger.calls.length).toBe(2);
-  });
-
-  test("a failed refresh keeps serving the last good model and health reports degraded", async () => {
-    const { index, ledger, clock, putAgent } = setup();
-    await mints(index);
-    expect(index.health()).toMatchObject({ status: "ok", lastError: null, agentCount: 5 });
-    const lastRefreshAt = index.health().lastRefreshAt;
-    expect(lastRefreshAt).toBe(new Date(clock.now()).toISOString());
-
-    putAgent(agentIdentity(77), 77);
-    ledger.failWith(new LedgerError("unavailable", "fetch to https://rpc.example/?api-key=SECRET123 failed"));
-    clock.advance(30_000);
-    expect((await mints(index)).length).toBe(5);
-    const health = index.health();
-    expect(health).toMatchObject({ status: "degraded", lastRefreshAt, agentCount: 5 });
-    expect(health.lastError).toContain("LedgerError");
-    expect(health.lastError).not.toContain("SECRET123");
-    expect(ledger.calls.length).toBe(2);
-
-    ledger.failWith(null);
-    clock.advance(5_000);
-    expect((await mints(index)).length).toBe(6);
-    expect(index.health()).toMatchObject({ status: "ok", lastError: null, agentCount: 6 });
-  });
-
-  test("cold start with a failing ledger: unavailable error, degraded health", async () => {
-    const { index, ledger } = setup();
-    ledger.failWith(new LedgerError("unavailable", "connection refused"));
-    await expect(index.listAgents({ limit: 20 })).rejects.toBeInstanceOf(RegistryIndexUnavailableError);
-    expect(index.health()).toMatchObject({ status: "degraded", lastRefreshAt: null, agentCount: 0 });
-  });
-
-  test("undecodable and foreign-owned accounts are skipped and logged, never fatal", async () => {
-    const { index, ledger, logger } = setup(3);
-    const disc = new Uint8Array([11, 149, 31, 27, 186, 76, 241, 72]);
-    ledger.put(testAddress(9, 100), disc); // discriminator only
-    ledger.put(testAddress(9, 101), encodeAgentIdentity(agentIdentity(101)).subarray(0, 90)); // truncated
-    ledger.put(testAddress(9, 102), encodeAgentIdentity(agentIdentity(102)), testAddress(8, 1)); // forged owner
-    ledger.misbehave();
-    expect((await mints(index)).length).toBe(3);
-    const warning = logger.lines.find((l) => l.message.startsWith("skipped registry accounts"));
-    expect(warning?.fields["count"]).toBe(3);
-  });
-
-  test("feedback and services load lazily, once per TTL, and unknown agents give null", async () => {
-    const { index, ledger } = setup(3);
-    const mint = agentIdentity(1).nftMint;
-    ledger.put(testAddress(6, 1), encodeFeedbackEntry(feedbackEntry(mint, 1)));
-    ledger.put(testAddress(6, 2), encodeFeedbackEntry(feedbackEntry(mint, 2, { revoked: true })));
-    ledger.put(testAddress(6, 3), encodeFeedbackEntry(feedbackEntry(agentIdentity(2).nftMint, 3)));
-    ledger.put(testAddress(7, 1), encodeAgentService(agentService(mint, "mcp")));
-    ledger.put(testAddress(7, 2), encodeAgentService(agentService(mint, "web", { active: false })));
-
-    await index.listAgents({ limit: 5 });
-    expect(ledger.calls.length).toBe(1);
-    expect((await index.listFeedback(mint, {}))?.length).toBe(1);
-    expect((await index.listFeedback(mint, { includeRevoked: true }))?.length).toBe(2);
-    expect((await index.listServices(mint, { active: true }))?.map((s) => s.service.serviceType)).toEqual(["mcp"]);
-    await index.listFeedback(mint, {});
-    await index.listServices(mint, {});
-    expect(ledger.calls.length).toBe(3);
-    expect(await index.listFeedback(testAddress(1, 999), {})).toBeNull();
-    expect(await index.listServices(testAddress(1, 999), {})).toBeNull();
-  });
-
-  test("unchanged accounts keep their decoded record across refreshes; changed ones are decoded again", async () => {
-    const { index, clock, putAgent } = setup(3);
-    const mint0 = agentIdentity(0).nftMint;
-    const mint1 = agentIdentity(1).nftMint;
-    const before0 = await index.getAgent(mint0);
-    const before1 = await index.getAgent(mint1);
-    putAgent(agentIdentity(1, { metadataUri: "https://changed.example/1" }), 1);
-    clock.advance(30_000);
-    expect(await index.getAgent(mint0)).toBe(before0 as NonNullable<typeof before0>);
-    const after1 = await index.getAgent(mint1);
-    expect(after1).not.toBe(before1 as NonNullable<typeof before1>);
-    expect(after1?.identity.metadataUri).toBe("https://changed.example/1");
-  });
-
-  test("agentsOwnedBy reads fresh with the owner memcmp at offset 40", async () => {
-    const { index, ledger } = setup(8);
-    const owner = testAddress(2, 1);
-    const owned = await index.agentsOwnedBy(owner);
-    expect(owned.map((r) => r.identity.nftMint).sort()).toEqual([agentIdentity(1).nftMint, agentIdentity(5).nftMint].sort());
-    const call = ledger.calls.at(-1);
-    expect(call?.filters[1]).toMatchObject({ memcmp: { offset: AGENT_OWNER_OFFSET } });
-  });
-});
-
-describe("agent index: refreshes off the request path (fake Ledger, manual clock, hand-fired timer)", () => {
-  function setupAhead(count: number, extra: Partial<Parameters<typeof createAgentIndex>[0]> = {}) {
-    const ledger = createFakeLedger(PROGRAM_ID);
-    const clock = createManualClock();
-    const timers: (() => void)[] = [];
-    const reports: RefreshReport[] = [];
-    const putAgent = (agent: AgentIdentity, n: number) => ledger.put(testAddress(9, n), padded(encodeAgentIdentity(agent), 600));
-    for (let n = 0; n < count; n++) putAgent(agentIdentity(n), n);
-    const index = createAgentIndex({
-      ledger,
-      clock,
-      programId: PROGRAM_ID,
-      ttlMs: 30_000,
-      logger: createRecordingLogger(),
-      schedule: (callback) => {
-        timers.push(callback);
-        return () => {};
-      },
-      onRefresh: (report) => reports.push(report),
-      ...extra,
-    });
-    const fireTimers = () => timers.splice(0).forEach((fire) => fire());
-    return { ledger, clock, index, putAgent, fireTimers, reports };
-  }
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-  test("while the refresh ahead of expiry is in flight, list, detail and services requests are answered at once from the current model", async () => {
-    const { ledger, clock, index, putAgent, fireTimers } = setupAhead(5);
-    const mint = agentIdentity(1).nftMint;
-    await index.listAgents({ limit: 5 });
-    await index.listServices(mint, {});
-    clock.advance(29_000);
-    await index.listAgents({ limit: 5 });
-    await index.listServices(mint, {});
+  test("while a full read is in flight, list, detail and services requests are answered at once from the current model", async () => {
+    const { ledger, index, fire, putAgent } = setup();
+    await index.ready();
     putAgent(agentIdentity(1, { updatedAt: 1_800_000_000n }), 1);
     const release = ledger.hold();
-    fireTimers();
-    expect(ledger.calls.length).toBe(4);
-
+    fire(30_000);
     let answered = 0;
+    const mint = agentIdentity(1).nftMint;
     void index.listAgents({ limit: 5 }).then(() => answered++);
     void index.getAgent(mint).then(() => answered++);
     void index.listServices(mint, {}).then(() => answered++);
     await settle();
     expect(answered).toBe(3);
-    expect((await index.listAgents({ limit: 1 })).items[0]?.identity.nftMint).toBe(agentIdentity(4).nftMint);
-
+    expect((await mints(index))[0]).toBe(agentIdentity(4).nftMint);
     release();
-    await settle();
-    expect((await index.listAgents({ limit: 1 })).items[0]?.identity.nftMint).toBe(mint);
+    await until(async () => (await mints(index))[0] === mint);
+    expect((await mints(index))[0]).toBe(mint);
   });
 
-  test("a refresh that finds nothing changed keeps the model; one changed account is one change", async () => {
-    const { clock, index, putAgent, reports } = setupAhead(50);
-    const first = await index.listAgents({ limit: 50 });
-    clock.advance(30_000);
-    const again = await index.listAgents({ limit: 50 });
-    expect(reports.map((r) => [r.kind, r.accounts, r.changed])).toEqual([["agents", 50, 50], ["agents", 50, 0]]);
-    expect(again.items.every((record, i) => record === first.items[i])).toBe(true);
-    putAgent(agentIdentity(7, { active: false }), 7);
-    clock.advance(30_000);
-    expect((await index.listAgents({ limit: 50, active: false })).items.map((r) => r.identity.nftMint)).toEqual([agentIdentity(7).nftMint]);
-    expect(reports.at(-1)).toMatchObject({ kind: "agents", changed: 1 });
+  test("a failed full read keeps serving the last good model, health says degraded without the URL's secret, and the retry recovers", async () => {
+    const { index, ledger, fire, putAgent, clock } = setup();
+    await index.ready();
+    expect(index.health()).toMatchObject({ status: "ok", lastError: null, agentCount: 5, feed: "polling" });
+    expect(index.health().lastRefreshAt).toBe(new Date(clock.now()).toISOString());
+    putAgent(agentIdentity(77), 77);
+    ledger.failWith(new LedgerError("unavailable", "fetch to https://rpc.example/?api-key=SECRET123 failed"));
+    fire(30_000);
+    await until(() => index.health().status === "degraded");
+    expect((await mints(index)).length).toBe(5);
+    const health = index.health();
+    expect(health).toMatchObject({ status: "degraded", agentCount: 5 });
+    expect(health.lastError).toContain("LedgerError");
+    expect(health.lastError).not.toContain("SECRET123");
+    ledger.failWith(null);
+    fire(5_000);
+    await until(() => index.health().status === "ok");
+    expect((await mints(index)).length).toBe(6);
   });
 
-  test("refresh work pauses in slices, and requests arriving between slices are served from the current model", async () => {
+  test("cold start with a failing ledger: requests get the unavailable error (503) at once, health is degraded; the retry loads", async () => {
+    const { index, ledger, fire } = setup(5, {}, (l) => l.failWith(new LedgerError("unavailable", "connection refused")));
+    await expect(index.listAgents({ limit: 20 })).rejects.toBeInstanceOf(RegistryIndexUnavailableError);
+    await expect(index.listAgents({ limit: 20 })).rejects.toBeInstanceOf(RegistryIndexUnavailableError);
+    expect(index.health()).toMatchObject({ status: "degraded", lastRefreshAt: null, agentCount: 0 });
+    ledger.failWith(null);
+    fire(5_000);
+    await index.ready();
+    expect((await mints(index)).length).toBe(5);
+  });
+
+  test("undecodable and foreign-owned accounts are skipped and logged, never fatal", async () => {
+    const { index, ledger, logger } = setup(3, {});
+    const disc = new Uint8Array([11, 149, 31, 27, 186, 76, 241, 72]);
+    ledger.put(testAddress(9, 100), disc); // discriminator only
+    ledger.put(testAddress(9, 101), encodeAgentIdentity(agentIdentity(101)).subarray(0, 90)); // truncated
+    ledger.put(testAddress(9, 102), encodeAgentIdentity(agentIdentity(102)), testAddress(8, 1)); // forged owner
+    ledger.misbehave();
+    await index.refresh();
+    expect((await mints(index)).length).toBe(3);
+    const warning = logger.lines.find((l) => l.message.startsWith("skipped registry accounts") && l.fields["count"] === 3);
+    expect(warning).toBeDefined();
+  });
+
+  test("feedback and services are served from the start-up load; unknown agents give null", async () => {
+    const mint = agentIdentity(1).nftMint;
+    const { index, ledger } = setup(3, {}, (l) => {
+      l.put(testAddress(6, 1), encodeFeedbackEntry(feedbackEntry(mint, 1)));
+      l.put(testAddress(6, 2), encodeFeedbackEntry(feedbackEntry(mint, 2, { revoked: true })));
+      l.put(testAddress(6, 3), encodeFeedbackEntry(feedbackEntry(agentIdentity(2).nftMint, 3)));
+      l.put(testAddress(7, 1), encodeAgentService(agentService(mint, "mcp")));
+      l.put(testAddress(7, 2), encodeAgentService(agentService(mint, "web", { active: false })));
+    });
+    await index.ready();
+    expect((await index.listFeedback(mint, {}))?.length).toBe(1);
+    expect((await index.listFeedback(mint, { includeRevoked: true }))?.length).toBe(2);
+    expect((await index.listServices(mint, { active: true }))?.map((s) => s.service.serviceType)).toEqual(["mcp"]);
+    expect(await index.listFeedback(testAddress(1, 999), {})).toBeNull();
+    expect(await index.listServices(testAddress(1, 999), {})).toBeNull();
+    expect(ledger.calls.length).toBe(3);
+  });
+
+  test("agentsOwnedBy answers from the index (no owner-filtered read)", async () => {
+    const { index, ledger } = setup(8);
+    const owned = await index.agentsOwnedBy(testAddress(2, 1));
+    expect(owned.map((r) => r.identity.nftMint).sort()).toEqual([agentIdentity(1).nftMint, agentIdentity(5).nftMint].sort());
+    expect(ledger.calls.every((c) => c.filters.length === 1)).toBe(true);
+  });
+
+  test("index work pauses in slices, and requests arriving between slices are served from the current model", async () => {
     let yields = 0;
     let served = 0;
-    let indexRef: ReturnType<typeof createAgentIndex> | null = null;
-    const { clock, index, reports, putAgent } = setupAhead(3_000, {
+    let indexRef: LiveAgentIndex | null = null;
+    const { index, putAgent, reports } = setup(3_000, {
       sliceMs: 0,
       yieldNow: async () => {
         yields++;
-        // A request that lands between two slices of the second refresh.
-        if (indexRef && reports.length === 1) served += (await indexRef.listAgents({ limit: 1 })).items.length;
+        if (indexRef && reports.length >= 3) served += (await indexRef.listAgents({ limit: 1 })).items.length;
       },
     });
     indexRef = index;
-    await index.refresh();
+    await index.ready();
     const coldYields = yields;
     expect(coldYields).toBeGreaterThan(10);
-    // A refresh while the model is still fresh, as the refresh ahead of expiry runs.
-    clock.advance(29_000);
     putAgent(agentIdentity(5, { updatedAt: 1_800_000_000n }), 5);
     await index.refresh();
     expect(yields).toBeGreaterThan(coldYields);
@@ -248,3 +242,96 @@ describe("agent index: refreshes off the request path (fake Ledger, manual clock
   });
 });
 
+describe("agent index with a feed (fake programSubscribe, fake Ledger, hand-fired timers)", () => {
+  test("the first full read waits for the feed to be live, then pushed writes show after one batch with no further read", async () => {
+    const fake = createFakeFeed();
+    const { index, ledger, fireBatch, reports } = setup(5, { feed: fake.feed });
+    await settle();
+    expect(ledger.calls.length).toBe(0);
+    expect(fake.subscribers.length).toBe(3);
+    fake.status("live");
+    await index.ready();
+    expect(ledger.calls.length).toBe(3);
+    expect(index.health().feed).toBe("live");
+
+    const changed = padded(encodeAgentIdentity(agentIdentity(2, { updatedAt: 1_900_000_000n, active: false })), 600);
+    fake.push(testAddress(9, 2), changed, 10n);
+    fake.push(testAddress(9, 50), padded(encodeAgentIdentity(agentIdentity(50)), 600), 10n);
+    const mint = agentIdentity(2).nftMint;
+    fake.push(testAddress(6, 1), encodeFeedbackEntry(feedbackEntry(mint, 1)), 10n);
+    fake.push(testAddress(7, 1), encodeAgentService(agentService(mint, "a2a")), 10n);
+    expect((await mints(index))[0]).toBe(agentIdentity(4).nftMint);
+    fireBatch();
+    await until(async () => (await mints(index))[0] === mint && (await index.listServices(mint, {}))?.length === 1);
+    expect((await mints(index))[0]).toBe(mint);
+    expect(await mints(index, { active: false })).toEqual([mint]);
+    expect((await mints(index)).length).toBe(6);
+    expect((await index.listFeedback(mint, {}))?.length).toBe(1);
+    expect((await index.listServices(mint, {}))?.map((s) => s.service.serviceType)).toEqual(["a2a"]);
+    expect(ledger.calls.length).toBe(3);
+    expect(reports.filter((r) => r.source === "feed").map((r) => r.changed).sort()).toEqual([1, 1, 2]);
+  });
+
+  test("a forged write (another owner) or one without lamports takes the account out, never in", async () => {
+    const fake = createFakeFeed();
+    const { index, fireBatch } = setup(3, { feed: fake.feed });
+    fake.status("live");
+    await index.ready();
+    fake.push(testAddress(9, 60), padded(encodeAgentIdentity(agentIdentity(60)), 600), 5n, testAddress(8, 1));
+    fake.push(testAddress(9, 1), padded(encodeAgentIdentity(agentIdentity(1)), 600), 5n, PROGRAM_ID, 0n);
+    fireBatch();
+    await until(async () => (await mints(index)).length === 2);
+    expect((await mints(index)).sort()).toEqual([agentIdentity(0).nftMint, agentIdentity(2).nftMint].sort());
+  });
+
+  test("a write pushed while a full read is in flight is not undone by the read's older bytes", async () => {
+    const fake = createFakeFeed();
+    const { index, ledger, fireBatch } = setup(3, { feed: fake.feed });
+    fake.status("live");
+    await index.ready();
+    fake.push(testAddress(9, 1), padded(encodeAgentIdentity(agentIdentity(1)), 600), 7n);
+    fireBatch();
+    const release = ledger.hold();
+    const reading = index.refresh();
+    await settle();
+    fake.push(testAddress(9, 1), padded(encodeAgentIdentity(agentIdentity(1, { metadataUri: "https://pushed.example/1" })), 600), 8n);
+    fireBatch();
+    release();
+    await reading;
+    fireBatch();
+    await until(async () => (await index.getAgent(agentIdentity(1).nftMint))?.identity.metadataUri === "https://pushed.example/1");
+    expect((await index.getAgent(agentIdentity(1).nftMint))?.identity.metadataUri).toBe("https://pushed.example/1");
+  });
+
+  test("a lost feed polls every TTL until it is live again; coming back live reads everything once; full reads run every reconcile interval", async () => {
+    const fake = createFakeFeed();
+    const { index, ledger, fire, timers, putAgent } = setup(3, { feed: fake.feed, reconcileMs: 600_000 });
+    fake.status("live");
+    await index.ready();
+    await until(() => timers.some((t) => !t.cancelled && t.delayMs === 600_000));
+    expect(timers.some((t) => !t.cancelled && t.delayMs === 600_000)).toBe(true);
+    fake.status("lost");
+    expect(index.health().feed).toBe("polling");
+    expect(timers.some((t) => !t.cancelled && t.delayMs === 30_000)).toBe(true);
+    putAgent(agentIdentity(40), 40);
+    fire(30_000);
+    await until(async () => (await mints(index)).length === 4);
+    expect((await mints(index)).length).toBe(4);
+    const readsBefore = ledger.calls.length;
+    putAgent(agentIdentity(41), 41);
+    fake.status("live");
+    await until(async () => (await mints(index)).length === 5);
+    expect(ledger.calls.length).toBe(readsBefore + 3);
+    expect(index.health().feed).toBe("live");
+  });
+
+  test("close() ends the feed subscriptions and timers", async () => {
+    const fake = createFakeFeed();
+    const { index, timers } = setup(2, { feed: fake.feed });
+    fake.status("live");
+    await index.ready();
+    await index.close();
+    expect(fake.subscribers.every((s) => s.closed)).toBe(true);
+    expect(timers.every((t) => t.cancelled)).toBe(true);
+  });
+});

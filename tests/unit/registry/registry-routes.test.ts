@@ -16,7 +16,8 @@ import { createManualClock } from "../../registry/support/manual-clock.ts";
 import { agentIdentity, agentService, feedbackEntry, hashBytes, padded, PROGRAM_ID, testAddress } from "../../registry/support/registry-fixtures.ts";
 
 
-function setup() {
+/** `before` changes the ledger before the index loads (it loads at once, then follows writes). */
+function setup(before: (ledger: ReturnType<typeof createFakeLedger>, star: string) => void = () => {}) {
   const ledger = createFakeLedger(PROGRAM_ID);
   for (let n = 0; n < 25; n++) {
     const tags = n === 0 ? [hashBytes("defi"), hashBytes("not-a-known-category")] : undefined;
@@ -28,6 +29,7 @@ function setup() {
   ledger.put(testAddress(6, 3), encodeFeedbackEntry(feedbackEntry(star, 4, { revoked: true })));
   ledger.put(testAddress(7, 1), encodeAgentService(agentService(star, "mcp", { createdAt: 5n })));
   ledger.put(testAddress(7, 2), encodeAgentService(agentService(star, "a2a", { createdAt: 6n, active: false })));
+  before(ledger, star);
   const index = createAgentIndex({ ledger, clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger });
   const app = new Elysia()
     .use(errorLayer(silentLogger))
@@ -117,9 +119,8 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
   });
 
   test("reputation averages come from sums and counts (0 when count is 0)", async () => {
-    const { get, ledger } = setup();
     const rated = agentIdentity(50, { verifiedFeedbackCount: 4n, verifiedScoreSum: 350n, unverifiedFeedbackCount: 0n, unverifiedScoreSum: 0n, validationCount: 2n });
-    ledger.put(testAddress(9, 50), encodeAgentIdentity(rated));
+    const { get } = setup((ledger) => ledger.put(testAddress(9, 50), encodeAgentIdentity(rated)));
     const { body } = await get(`/agents/${rated.nftMint}`);
     expect(body.reputation).toEqual({ verifiedCount: 4, verifiedAvgScore: 87.5, unverifiedCount: 0, unverifiedAvgScore: 0, validationCount: 2 });
   });
@@ -153,15 +154,17 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
   });
 
   test("feedback numbers, tags and times: category names, u64 past 2^53 as the nearest double, i64 times clamped to what ISO-8601 dates hold", async () => {
-    const { get, star, ledger } = setup();
+    const star = agentIdentity(0).nftMint;
     const big = feedbackEntry(star, 8, { tag1: hashBytes("defi"), tag2: hashBytes("speed"), paymentAmount: 2n ** 64n - 1n, createdAt: 1_700_100_100n });
     const zeroPayer = feedbackEntry(star, 9, { hasPaymentProof: true, paymentToken: "11111111111111111111111111111111" as Address, createdAt: 1_700_100_099n });
     const ancient = feedbackEntry(star, 10, { createdAt: -(2n ** 63n) });
     const future = feedbackEntry(star, 11, { createdAt: 2n ** 63n - 1n });
-    ledger.put(testAddress(6, 8), encodeFeedbackEntry(big));
-    ledger.put(testAddress(6, 9), encodeFeedbackEntry(zeroPayer));
-    ledger.put(testAddress(6, 10), encodeFeedbackEntry(ancient));
-    ledger.put(testAddress(6, 11), encodeFeedbackEntry(future));
+    const { get } = setup((ledger) => {
+      ledger.put(testAddress(6, 8), encodeFeedbackEntry(big));
+      ledger.put(testAddress(6, 9), encodeFeedbackEntry(zeroPayer));
+      ledger.put(testAddress(6, 10), encodeFeedbackEntry(ancient));
+      ledger.put(testAddress(6, 11), encodeFeedbackEntry(future));
+    });
     const { body } = await get(`/agents/${star}/feedback`);
     const byAddress = new Map(body.map((f: { address: string }) => [f.address, f]));
     expect(byAddress.get(testAddress(6, 8))).toMatchObject({ tag1: "defi", tag2: categoryHash("speed"), paymentAmount: 18_446_744_073_709_551_616, createdAt: "2023-11-16T02:01:40.000Z" });
@@ -196,8 +199,7 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
   });
 
   test("ledger down before the first load: 503 in the error shape", async () => {
-    const { get, ledger } = setup();
-    ledger.failWith(new LedgerError("unavailable", "connection refused to http://user:pw@rpc.internal"));
+    const { get } = setup((ledger) => ledger.failWith(new LedgerError("unavailable", "connection refused to http://user:pw@rpc.internal")));
     const { status, body } = await get("/agents");
     expect(status).toBe(503);
     expect(body.statusCode).toBe(503);

@@ -12,8 +12,10 @@ import { createManualClock } from "../../registry/support/manual-clock.ts";
 import { createRecordingLogger } from "../../registry/support/recording-logger.ts";
 import { PROGRAM_ID, testAddress } from "../../registry/support/registry-fixtures.ts";
 
-function setup() {
+function setup(failing = false) {
   const ledger = createFakeLedger(PROGRAM_ID);
+  // The index loads at once: a ledger down "before the first load" must be down before it is built.
+  if (failing) ledger.failWith(new LedgerError("unavailable", "connection refused"));
   const logger = createRecordingLogger();
   const index = createAgentIndex({ ledger, clock: createManualClock(), programId: PROGRAM_ID, ttlMs: 30_000, logger });
   const ok = async () => ({ status: "ok" as const });
@@ -40,8 +42,7 @@ function setup() {
 
 describe("request metrics and logs carry the status actually sent (registry app via app.handle)", () => {
   test("GET /agents answering 503 is counted and logged as 503, not 500", async () => {
-    const { ledger, get, counted, requestLogs } = setup();
-    ledger.failWith(new LedgerError("unavailable", "connection refused"));
+    const { get, counted, requestLogs } = setup(true);
     expect(await get("/agents")).toBe(503);
     const lines = await counted();
     expect(lines).toContain('http_requests_total{service="registry",method="GET",route="/agents",status="503"} 1');

@@ -1,0 +1,93 @@
+/**
+ * The registry index kept in the store: how long a restart takes to serve, against a first start.
+ *
+ *   BENCH_AGENTS=100000 bun bench/registry-restart.ts                       PostgreSQL (scratch database, dropped)
+ *   BENCH_AGENTS=100000 BENCH_STORE=pglite bun bench/registry-restart.ts    PGlite on disk (temporary DATA_DIR)
+ *
+ * Seeds the embedded ledger in this process, then: a first index with the store (one full read per
+ * kind, everything saved); a second index (a restart) over a ledger that holds every full read, as
+ * a slow or down node does: it serves from the store alone; then the held reads are let through and
+ * the restarted index catches up. Timings are wall time on the event loop's clock; the longest slice
+ * is the index's own (its store pages and decoding).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { systemClock } from "../src/application/ports/clock.ts";
+import type { Ledger } from "../src/application/ports/ledger.ts";
+import { silentLogger } from "../src/application/ports/logger.ts";
+import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
+import { createLocalProgramFeed } from "../src/infrastructure/ledger/local-program-feed.ts";
+import { createAgentIndex, type RefreshReport } from "../src/infrastructure/registry/ledger-agent-index.ts";
+import { openStore, type OpenedStore } from "../src/infrastructure/store/index.ts";
+import { createSqlRegistryAccountStore } from "../src/infrastructure/store/sql-registry-account-store.ts";
+import { address, programId, writeAgent } from "./registry-agents.ts";
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
+const STORE = process.env.BENCH_STORE === "pglite" ? "pglite" : "postgres";
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+async function openBenchStore(): Promise<{ store: OpenedStore; cleanUp(): Promise<void> }> {
+  if (STORE === "pglite") {
+    const dataDir = mkdtempSync(join(tmpdir(), "bench-restart-"));
+    return { store: await openStore({ dataDir }), cleanUp: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const database = `registry_restart_${process.pid}`;
+  const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${database}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${database}`;
+  return {
+    store: await openStore({ databaseUrl: url.href, maxConnections: 4 }),
+    cleanUp: async () => {
+      await admin.unsafe(`drop database if exists ${database} with (force)`);
+      await admin.end({ timeout: 1 });
+    },
+  };
+}
+
+const loadAtStart = loadavg().map((l) => l.toFixed(2)).join(" ");
+const ledger = createLocalLedger();
+for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
+const { store, cleanUp } = await openBenchStore();
+const pglite = store.kind === "pglite";
+const accounts = createSqlRegistryAccountStore(store.executor, programId, { pageRows: pglite ? 150 : 2_000 });
+const rows: Record<string, string>[] = [];
+try {
+  let started = performance.now();
+  const first = createAgentIndex({ ledger, clock: systemClock, programId, ttlMs: 30_000, logger: silentLogger, feed: createLocalProgramFeed(ledger), store: accounts, storeBatchSize: pglite ? 100 : 500 });
+  await first.ready();
+  rows.push({ step: "first start: serving (3 full reads, decoded, catalog built)", value: s(performance.now() - started) });
+  started = performance.now();
+  await first.close();
+  rows.push({ step: `first start: every account saved (${pglite ? 100 : 500} a statement)`, value: s(performance.now() - started) });
+
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const slow: Ledger = { ...ledger, getProgramAccounts: async (program, filters) => (await held, ledger.getProgramAccounts(program, filters)) };
+  const reports: RefreshReport[] = [];
+  Bun.gc(true);
+  const rssBefore = process.memoryUsage().rss;
+  started = performance.now();
+  const restarted = createAgentIndex({ ledger: slow, clock: systemClock, programId, ttlMs: 30_000, logger: silentLogger, feed: createLocalProgramFeed(ledger), store: accounts, onRefresh: (r) => reports.push(r) });
+  await restarted.ready();
+  const servingMs = performance.now() - started;
+  const agents = (await restarted.listAgents({ limit: 1 })).items.length > 0 && (await restarted.getAgent(address(1, 1)))?.identity.nftMint === address(1, 1);
+  const fromStore = reports.filter((r) => r.source === "store");
+  rows.push({ step: "restart: serving from the store (the node holds every read)", value: `${s(servingMs)}${agents ? "" : " (agent missing!)"}` });
+  rows.push({ step: "restart: index work / longest slice", value: `${s(fromStore.reduce((t, r) => t + r.busyMs, 0))} / ${fromStore.reduce((m, r) => Math.max(m, r.longestSliceMs), 0).toFixed(1)} ms` });
+  started = performance.now();
+  release();
+  await restarted.refresh();
+  rows.push({ step: "restart: catching up once the node answers (3 full reads, nothing changed)", value: s(performance.now() - started) });
+  rows.push({ step: "RSS before the restart / after", value: `${mb(rssBefore)} / ${mb(process.memoryUsage().rss)}` });
+  await restarted.close();
+} finally {
+  await store.close();
+  await cleanUp();
+}
+console.log(`\nregistry restart bench: ${AGENTS} agents, store ${STORE}, load average at start ${loadAtStart}, at end ${loadavg().map((l) => l.toFixed(2)).join(" ")} (Bun ${Bun.version})`);
+console.table(rows);
