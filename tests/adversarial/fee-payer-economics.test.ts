@@ -239,6 +239,8 @@ describe("PAYTO_POLICY: a stranger cannot make the fee payer spend anything (KMS
         const [pda] = await findAgentPda(PROGRAM_ID, identity.nftMint);
         r.ledger.setAccount(pda, { lamports: 5_000_000n, owner: PROGRAM_ID, data: padded(encodeAgentIdentity(identity), 700) });
       }
+      // The index follows the program's writes (pushed, in batches): wait until it has these.
+      await r.service.registryIndex.caughtUp();
       const payer = (await fundedPayment(r.ledger, r.feePayer)).actors;
       for (const [payTo, expected] of [[agentOwner, "OK"], [retired, "PAYTO_NOT_ALLOWED"], [await generateKeyPairSigner(), "PAYTO_NOT_ALLOWED"]] as const) {
         const actors = { ...payer, payTo };

@@ -158,7 +158,9 @@ describe("the default LEDGER_RPC_TIMEOUT_MS over real sockets (Bun.serve, the se
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ statusCode: 503, error: "Service Unavailable" });
     expect(ms).toBeGreaterThanOrEqual(2_900);
-    expect(ms).toBeLessThan(3_000 + SLACK_MS);
+    // The index's first load was cut by the stall: the request waits for that load's reads, each
+    // bounded by LEDGER_RPC_TIMEOUT_MS, and is answered well before Bun's 10 s idle timeout resets it.
+    expect(ms).toBeLessThan(2 * 3_000 + SLACK_MS);
   }, 20_000);
 
   test("POST /verify: isValid false in about 3 s over the socket", async () => {
