@@ -98,7 +98,12 @@ async function signClaimAndSubmit(
   // SETTLE_CONFIRM_DEADLINE_MS: past it the client is told the settlement is pending, with the
   // broadcast signature (the stock x402 packages retry once on `settlement_pending`); confirmation
   // and the record's finish go on here, and a retry of the same payment answers from the record.
-  const answered = await Promise.race([finishing, deadline(deps.confirmDeadlineMs)]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pastDeadline = new Promise<typeof PAST_DEADLINE>((resolve) => {
+    timer = setTimeout(() => resolve(PAST_DEADLINE), deps.confirmDeadlineMs);
+  });
+  // The timer goes as soon as the outcome is in: a pending timer would hold a stopping process.
+  const answered = await Promise.race([finishing, pastDeadline]).finally(() => clearTimeout(timer));
   if (answered !== PAST_DEADLINE) return answered;
   finishing.catch((error: unknown) => log.error("settlement finish failed after its answer; recovery will complete it", { error }));
   log.info("settlement pending past the confirmation deadline", { deadlineMs: deps.confirmDeadlineMs });
@@ -106,10 +111,6 @@ async function signClaimAndSubmit(
 }
 
 const PAST_DEADLINE = Symbol("past the confirmation deadline");
-
-function deadline(ms: number): Promise<typeof PAST_DEADLINE> {
-  return new Promise((resolve) => setTimeout(() => resolve(PAST_DEADLINE), ms));
-}
 
 /** The record's final state from the confirmation's outcome, and the answer that goes with it. */
 async function finishConfirmation(
