@@ -6,7 +6,7 @@
 // the counters; every failure is a metric.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
-import { type TestService, startService } from "../settlement/support/service-harness.ts";
+import { type TestService, startService, type TimedReply, timedRequest } from "../settlement/support/service-harness.ts";
 import { fundedPayment, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
 import { failWhenRequired } from "../support/gate.ts";
 import { type OwnRedis, redisServerGate, startOwnRedis } from "../support/redis-server.ts";
@@ -15,24 +15,9 @@ import { type BlackHole, startBlackHole } from "../support/tcp-faults.ts";
 /** What the issue asks of every answer during the outage. */
 const ANSWER_BOUND_MS = 2_000;
 
-type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
-type Timed = Readonly<{ status: number; body: Record<string, unknown>; ms: number }>;
-
-async function send(app: Handles, method: "GET" | "POST", path: string, body?: unknown): Promise<Timed> {
-  const started = performance.now();
-  const response = await app.handle(
-    new Request(`http://pod.test${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    }),
-  );
-  const text = await response.text();
-  const parsed = text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text };
-  return { status: response.status, body: parsed, ms: performance.now() - started };
-}
 
 /** 503 in the error shape, saying the counters are unavailable, in time. */
-function expectCountersUnavailable(reply: Timed): void {
+function expectCountersUnavailable(reply: TimedReply): void {
   expect(reply.status).toBe(503);
   expect(reply.body).toMatchObject({ statusCode: 503, error: "Service Unavailable" });
   expect(String(reply.body["message"])).toStartWith("the shared counters are unavailable (");
@@ -82,13 +67,13 @@ describe.each(faults)("$name, through the whole service (default REDIS_* timeout
 
   test("POST /auth/challenge and POST /auth/token: 503 in the error shape within 2 s (the rate limit fails closed)", async () => {
     const wallet = await generateKeyPairSigner();
-    expectCountersUnavailable(await send(service.registryApp, "POST", "/auth/challenge", { address: wallet.address }));
-    expectCountersUnavailable(await send(service.registryApp, "POST", "/auth/token", { address: wallet.address, message: "x", signature: "y" }));
+    expectCountersUnavailable(await timedRequest(service.registryApp, "POST", "/auth/challenge", { address: wallet.address }));
+    expectCountersUnavailable(await timedRequest(service.registryApp, "POST", "/auth/token", { address: wallet.address, message: "x", signature: "y" }));
   });
 
   test("POST /agents/register: 503 in the error shape within 2 s, before anything is fetched or signed", async () => {
     const owner = await generateKeyPairSigner();
-    expectCountersUnavailable(await send(service.registryApp, "POST", "/agents/register", { name: "Weather agent", ownerAddress: owner.address, metadataUri: "https://agents.example.com/weather.json" }));
+    expectCountersUnavailable(await timedRequest(service.registryApp, "POST", "/agents/register", { name: "Weather agent", ownerAddress: owner.address, metadataUri: "https://agents.example.com/weather.json" }));
   });
 
   test("POST /settle: 200, success false, FEE_BUDGET_UNAVAILABLE within 2 s; nothing signed, sent or recorded", async () => {
@@ -98,7 +83,7 @@ describe.each(faults)("$name, through the whole service (default REDIS_* timeout
     const payment = await fundedPayment(ledger, feePayer);
     const lamportsBefore = (await ledger.getAccount(feePayer))?.lamports;
 
-    const reply = await send(service.facilitatorApp, "POST", "/settle", payment.body);
+    const reply = await timedRequest(service.facilitatorApp, "POST", "/settle", payment.body);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ success: false, errorReason: "FEE_BUDGET_UNAVAILABLE", transaction: "" });
     expect(reply.ms).toBeLessThan(ANSWER_BOUND_MS);
@@ -111,25 +96,25 @@ describe.each(faults)("$name, through the whole service (default REDIS_* timeout
     const ledger = service.embeddedLedger;
     if (!ledger) throw new Error("embedded ledger expected");
     const payment = await fundedPayment(ledger, service.feePayers.addresses[0] as Address);
-    const reply = await send(service.facilitatorApp, "POST", "/verify", payment.body);
+    const reply = await timedRequest(service.facilitatorApp, "POST", "/verify", payment.body);
     expect(reply).toMatchObject({ status: 200, body: { isValid: true } });
   });
 
   test("facilitator readiness: degraded for two failed probes, 503 with counters down at the third; the registry stays ready, counters degraded", async () => {
-    const first = await send(service.facilitatorApp, "GET", "/health/ready");
+    const first = await timedRequest(service.facilitatorApp, "GET", "/health/ready");
     expect(first).toMatchObject({ status: 200, body: { status: "degraded", checks: { counters: { status: "degraded" } } } });
     expect(String((first.body["checks"] as Record<string, Record<string, string>>)["counters"]?.["detail"])).toContain("in a row; down after 3");
-    expect((await send(service.facilitatorApp, "GET", "/health/ready")).status).toBe(200);
-    const third = await send(service.facilitatorApp, "GET", "/health/ready");
+    expect((await timedRequest(service.facilitatorApp, "GET", "/health/ready")).status).toBe(200);
+    const third = await timedRequest(service.facilitatorApp, "GET", "/health/ready");
     expect(third).toMatchObject({ status: 503, body: { status: "down", checks: { counters: { status: "down" }, store: { status: "ok" } } } });
     expect(third.ms).toBeLessThan(ANSWER_BOUND_MS);
 
-    const registry = await send(service.registryApp, "GET", "/health/ready");
+    const registry = await timedRequest(service.registryApp, "GET", "/health/ready");
     expect(registry).toMatchObject({ status: 200, body: { status: "degraded", checks: { counters: { status: "degraded" } } } });
   });
 
   test("every failed call is counted in x402_counter_store_errors_total", async () => {
-    const exposition = String((await send(service.facilitatorApp, "GET", "/metrics")).body["text"]);
+    const exposition = String((await timedRequest(service.facilitatorApp, "GET", "/metrics")).body["text"]);
     const adds = exposition.split("\n").find((line) => line.startsWith('x402_counter_store_errors_total{op="add",backend="redis"}'));
     expect(Number(adds?.split(" ")[1])).toBeGreaterThanOrEqual(1);
     expect(exposition).toMatch(/^x402_counter_store_errors_total\{op="ping",backend="redis"\} [1-9]/m);
@@ -142,7 +127,7 @@ describe.each(faults)("$name, through the whole service (default REDIS_* timeout
     const service = await startService({ REDIS_URL: redis.url, AUTH_CHALLENGE_RATE_LIMIT_PER_MINUTE: "100000" });
     try {
       const wallet = await generateKeyPairSigner();
-      const challenge = () => send(service.registryApp, "POST", "/auth/challenge", { address: wallet.address });
+      const challenge = () => timedRequest(service.registryApp, "POST", "/auth/challenge", { address: wallet.address });
       expect((await challenge()).status).toBe(200);
       await redis.stop("SIGTERM");
       expectCountersUnavailable(await challenge());
@@ -154,7 +139,7 @@ describe.each(faults)("$name, through the whole service (default REDIS_* timeout
         if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(status).toBe(200);
-      expect(await send(service.facilitatorApp, "GET", "/health/ready")).toMatchObject({ status: 200, body: { checks: { counters: { status: "ok" } } } });
+      expect(await timedRequest(service.facilitatorApp, "GET", "/health/ready")).toMatchObject({ status: 200, body: { checks: { counters: { status: "ok" } } } });
     } finally {
       await service.dispose();
       await redis.dispose();

@@ -11,25 +11,12 @@ import { bunHttpListener } from "../../src/infrastructure/http-listener/bun-http
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type LedgerProxy, startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
 import { type Payment, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
-import { type TestService, startService } from "../settlement/support/service-harness.ts";
+import { type TestService, startService, type TimedReply, timedRequest } from "../settlement/support/service-harness.ts";
 
 const RPC_TIMEOUT_MS = 1_000;
 /** What a loaded two-core machine may add to a bound. */
 const SLACK_MS = 1_500;
 
-type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
-type Timed = Readonly<{ status: number; body: Record<string, unknown>; ms: number }>;
-
-async function send(app: Handles, method: "GET" | "POST", path: string, body?: unknown): Promise<Timed> {
-  const started = performance.now();
-  const response = await app.handle(
-    new Request(`http://pod.test${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    }),
-  );
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, ms: performance.now() - started };
-}
 
 /** Accepts the call and never answers, as a wedged node (or a load balancer in front of one) does. */
 const stall = () => new Promise<Response>(() => {});
@@ -66,13 +53,13 @@ describe.each([
     rig = await startRig({ LEDGER_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) });
     payment = await fundedPayment(rig.ledger, rig.feePayer);
     // The payment verifies while the ledger answers.
-    expect((await send(rig.service.facilitatorApp, "POST", "/verify", payment.body)).body).toMatchObject({ isValid: true });
+    expect((await timedRequest(rig.service.facilitatorApp, "POST", "/verify", payment.body)).body).toMatchObject({ isValid: true });
     await apply(rig.proxy);
   }, 30_000);
   afterAll(() => stopRig(rig), 30_000);
 
   test("/verify: 200, isValid false, SIMULATION_FAILED saying the ledger is unavailable; never 500, bounded by the RPC timeout", async () => {
-    const reply = await send(rig.service.facilitatorApp, "POST", "/verify", payment.body);
+    const reply = await timedRequest(rig.service.facilitatorApp, "POST", "/verify", payment.body);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ isValid: false, invalidReason: "SIMULATION_FAILED" });
     expect(String(reply.body["invalidMessage"])).toStartWith("the ledger is unavailable (");
@@ -85,7 +72,7 @@ describe.each([
 
   test("/settle: 200, success false, SETTLEMENT_FAILED; nothing sent or recorded, the payee not paid", async () => {
     const fresh = await fundedPayment(rig.ledger, rig.feePayer);
-    const reply = await send(rig.service.facilitatorApp, "POST", "/settle", fresh.body);
+    const reply = await timedRequest(rig.service.facilitatorApp, "POST", "/settle", fresh.body);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ success: false, errorReason: "SETTLEMENT_FAILED", transaction: "" });
     expect(String(reply.body["errorMessage"])).toContain("ledger is unavailable");
@@ -97,7 +84,7 @@ describe.each([
 
   test("POST /agents/register: 503 in the error shape saying the ledger is unavailable, bounded by the RPC timeout", async () => {
     const owner = await generateKeyPairSigner();
-    const reply = await send(rig.service.registryApp, "POST", "/agents/register", { name: "Weather agent", ownerAddress: owner.address, metadataUri: "https://agents.example.com/weather.json" });
+    const reply = await timedRequest(rig.service.registryApp, "POST", "/agents/register", { name: "Weather agent", ownerAddress: owner.address, metadataUri: "https://agents.example.com/weather.json" });
     expect(reply).toMatchObject({ status: 503, body: { statusCode: 503, message: "the ledger is unavailable; registration cannot be built right now", error: "Service Unavailable" } });
     expect(reply.ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
   });
@@ -105,11 +92,11 @@ describe.each([
   test("readiness: 200 degraded for two failed probes, 503 at the third (READINESS_FAILURE_THRESHOLD 3); /verify keeps answering in x402's shape meanwhile", async () => {
     const statuses: number[] = [];
     for (let probe = 1; probe <= 3; probe++) {
-      const ready = await send(rig.service.facilitatorApp, "GET", "/health/ready");
+      const ready = await timedRequest(rig.service.facilitatorApp, "GET", "/health/ready");
       statuses.push(ready.status);
       expect(ready.ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
       expect((ready.body["checks"] as Record<string, Record<string, string>>)["ledger"]?.["status"]).toBe(probe < 3 ? "degraded" : "down");
-      const verified = await send(rig.service.facilitatorApp, "POST", "/verify", payment.body);
+      const verified = await timedRequest(rig.service.facilitatorApp, "POST", "/verify", payment.body);
       expect(verified).toMatchObject({ status: 200, body: { isValid: false, invalidReason: "SIMULATION_FAILED" } });
     }
     expect(statuses).toEqual([200, 200, 503]);
@@ -127,12 +114,12 @@ describe("a 2-second ledger stall (what made every pod unready at once)", () => 
     rig.proxy.setRule(stall);
     const stallEnds = performance.now() + 2_000;
     setTimeout(() => rig.proxy.setRule(null), 2_000);
-    const during: Timed[] = [];
-    while (performance.now() < stallEnds) during.push(await send(rig.service.facilitatorApp, "GET", "/health/ready"));
+    const during: TimedReply[] = [];
+    while (performance.now() < stallEnds) during.push(await timedRequest(rig.service.facilitatorApp, "GET", "/health/ready"));
     // At least one probe met the stall; none turned the pod unready.
     expect(during.some((reply) => reply.body["status"] === "degraded")).toBe(true);
     expect(during.map((reply) => reply.status).every((status) => status === 200)).toBe(true);
-    expect(await send(rig.service.facilitatorApp, "GET", "/health/ready")).toMatchObject({ status: 200, body: { status: "ok" } });
+    expect(await timedRequest(rig.service.facilitatorApp, "GET", "/health/ready")).toMatchObject({ status: 200, body: { status: "ok" } });
   });
 });
 

@@ -5,7 +5,7 @@
 // or paid twice through a restart is tests/settlement/store-outage-postgres.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
-import { type TestService, startService } from "../settlement/support/service-harness.ts";
+import { type TestService, startService, type TimedReply, timedRequest } from "../settlement/support/service-harness.ts";
 import { fundedPayment, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
 import { failWhenRequired } from "../support/gate.ts";
 import { ADMIN_URL, type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
@@ -13,19 +13,6 @@ import { type TcpProxy, startTcpProxy } from "../support/tcp-faults.ts";
 
 const BOUND_MS = 2_000;
 
-type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
-type Timed = Readonly<{ status: number; body: Record<string, unknown>; ms: number }>;
-
-async function send(app: Handles, method: "GET" | "POST", path: string, body?: unknown): Promise<Timed> {
-  const started = performance.now();
-  const response = await app.handle(
-    new Request(`http://pod.test${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    }),
-  );
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, ms: performance.now() - started };
-}
 
 const gate = await postgresGate("tests/store");
 failWhenRequired(gate, "PostgreSQL must be reachable in CI");
@@ -53,7 +40,7 @@ failWhenRequired(gate, "PostgreSQL must be reachable in CI");
     const ledger = service.embeddedLedger;
     if (!ledger) throw new Error("embedded ledger expected");
     const payment = await fundedPayment(ledger, service.feePayers.addresses[0] as Address);
-    const reply = await send(service.facilitatorApp, "POST", "/verify", payment.body);
+    const reply = await timedRequest(service.facilitatorApp, "POST", "/verify", payment.body);
     expect(reply).toMatchObject({ status: 503, body: { statusCode: 503, message: "the settlement store is unavailable; retry shortly", error: "Service Unavailable" } });
     expect(reply.ms).toBeLessThan(BOUND_MS);
   });
@@ -62,7 +49,7 @@ failWhenRequired(gate, "PostgreSQL must be reachable in CI");
     const ledger = service.embeddedLedger;
     if (!ledger) throw new Error("embedded ledger expected");
     const payment = await fundedPayment(ledger, service.feePayers.addresses[0] as Address);
-    const reply = await send(service.facilitatorApp, "POST", "/settle", payment.body);
+    const reply = await timedRequest(service.facilitatorApp, "POST", "/settle", payment.body);
     expect(reply).toMatchObject({ status: 200, body: { success: false, errorReason: "SETTLEMENT_FAILED", transaction: "" } });
     expect(String(reply.body["errorMessage"])).toContain("nothing was signed or submitted");
     expect(reply.ms).toBeLessThan(BOUND_MS);
@@ -71,7 +58,7 @@ failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
   test("POST /auth/challenge: its rate limit counts in the database and fails closed, 503 in the error shape", async () => {
     const wallet = await generateKeyPairSigner();
-    const reply = await send(service.registryApp, "POST", "/auth/challenge", { address: wallet.address });
+    const reply = await timedRequest(service.registryApp, "POST", "/auth/challenge", { address: wallet.address });
     expect(reply).toMatchObject({ status: 503, body: { statusCode: 503, error: "Service Unavailable" } });
     expect(String(reply.body["message"])).toBe("the shared counters are unavailable (the database cannot be reached); retry shortly");
     expect(reply.ms).toBeLessThan(BOUND_MS);
@@ -79,10 +66,10 @@ failWhenRequired(gate, "PostgreSQL must be reachable in CI");
 
   test("readiness: the facilitator turns down at the third failed probe; the registry stays ready (reads come from its index)", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await send(service.facilitatorApp, "GET", "/health/ready")).status);
+    for (let i = 0; i < 3; i++) statuses.push((await timedRequest(service.facilitatorApp, "GET", "/health/ready")).status);
     expect(statuses).toEqual([200, 200, 503]);
-    expect((await send(service.registryApp, "GET", "/health/ready")).status).toBe(200);
-    expect((await send(service.registryApp, "GET", "/agents")).status).toBe(200);
+    expect((await timedRequest(service.registryApp, "GET", "/health/ready")).status).toBe(200);
+    expect((await timedRequest(service.registryApp, "GET", "/agents")).status).toBe(200);
   });
 
   test("back: the same service verifies and settles again without a restart", async () => {
@@ -91,10 +78,10 @@ failWhenRequired(gate, "PostgreSQL must be reachable in CI");
     if (!ledger) throw new Error("embedded ledger expected");
     const payment = await fundedPayment(ledger, service.feePayers.addresses[0] as Address);
     const deadline = Date.now() + 10_000;
-    let reply = await send(service.facilitatorApp, "POST", "/settle", payment.body);
+    let reply = await timedRequest(service.facilitatorApp, "POST", "/settle", payment.body);
     while (reply.body["success"] !== true && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      reply = await send(service.facilitatorApp, "POST", "/settle", payment.body);
+      reply = await timedRequest(service.facilitatorApp, "POST", "/settle", payment.body);
     }
     expect(reply.body["success"]).toBe(true);
     expect(await usdcOf(ledger, payment.actors.payTo.address)).toBe(payment.requirements.amount);

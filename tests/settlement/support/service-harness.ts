@@ -37,6 +37,20 @@ export async function postJson(app: Handles, path: string, body: unknown): Promi
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+export type TimedReply = JsonReply & Readonly<{ ms: number }>;
+
+/** Any request through `app.handle` (JSON body when given), with how long the answer took: for the tests that bound an outage's answers. */
+export async function timedRequest(app: Handles, method: "GET" | "POST", path: string, body?: unknown): Promise<TimedReply> {
+  const started = performance.now();
+  const response = await app.handle(
+    new Request(`http://pod.test${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    }),
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, ms: performance.now() - started };
+}
+
 /** The `extensions` object of a settle reply, or an empty one. */
 export function extensionsOf(reply: JsonReply): Record<string, unknown> {
   const extensions = reply.body["extensions"];
