@@ -39,7 +39,10 @@ export async function postJson(app: Handles, path: string, body: unknown): Promi
 
 export type TimedReply = JsonReply & Readonly<{ ms: number }>;
 
-/** Any request through `app.handle` (JSON body when given), with how long the answer took: for the tests that bound an outage's answers. */
+/**
+ * Any request through `app.handle` (JSON body when given), with how long the answer took: for the
+ * tests that bound an outage's answers. A body that is not a JSON object comes back as `{ text }`.
+ */
 export async function timedRequest(app: Handles, method: "GET" | "POST", path: string, body?: unknown): Promise<TimedReply> {
   const started = performance.now();
   const response = await app.handle(
@@ -48,7 +51,9 @@ export async function timedRequest(app: Handles, method: "GET" | "POST", path: s
       ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     }),
   );
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, ms: performance.now() - started };
+  const text = await response.text();
+  const parsed = text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text };
+  return { status: response.status, body: parsed, ms: performance.now() - started };
 }
 
 /** The `extensions` object of a settle reply, or an empty one. */
