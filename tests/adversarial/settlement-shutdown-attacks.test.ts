@@ -5,6 +5,7 @@
  * SDK talking to a local KMS stand-in (AWS itself cannot run here), so every co-signature is
  * counted as the paid call it is in production.
  */
+import { feeBudgetSpent } from "../settlement/support/fee-budget-spent.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,11 +23,8 @@ const kms = useFakeKms({ processCredentials: true });
 const signRequests = () => kms().requests.filter((r) => r.target === "TrentService.Sign").length;
 const rig = (env: Readonly<Record<string, string>> = {}): Promise<EmbeddedService> => startEmbeddedService({ ...kmsSignerEnv(kms()), ...env });
 
-/** What the service's counters hold for a fee-budget scope in the current window (PGlite). */
-async function spent(r: EmbeddedService, scope: string): Promise<bigint> {
-  const rows = await r.service.store.executor.query("SELECT coalesce(sum(spent), 0)::text AS spent FROM fee_budget_windows WHERE scope = $1", [`fee-budget/${scope}`]);
-  return BigInt(String(rows[0]?.["spent"] ?? "0"));
-}
+/** What the service's counters hold for a fee-budget scope (PGlite). */
+const spent = (r: EmbeddedService, scope: string): Promise<bigint> => feeBudgetSpent(r.service.store.executor, scope);
 
 /** A memo the Memo program refuses at run time: not UTF-8. Static checks cannot see it. */
 const invalidUtf8Memo = (): Instruction => ({ programAddress: MEMO, data: new Uint8Array([0xff, 0xfe, 0xfd, crypto.getRandomValues(new Uint8Array(1))[0] ?? 0]) });

@@ -3,6 +3,7 @@
  * embedded ledger over JSON-RPC through a fault-injecting proxy, the real RPC adapter, PGlite for
  * records and fee-budget counters, a manual ledger clock).
  */
+import { feeBudgetSpent } from "./support/fee-budget-spent.ts";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { Signature } from "@solana/kit";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
@@ -30,12 +31,8 @@ beforeEach(async () => {
 });
 afterEach(() => rig.close());
 
-async function spent(scope: string): Promise<bigint> {
-  const rows = await store.executor.query("SELECT coalesce(sum(spent), 0)::text AS spent FROM fee_budget_windows WHERE scope = $1", [`fee-budget/${scope}`]);
-  return BigInt(String(rows[0]?.["spent"] ?? "0"));
-}
-const payerSpent = () => spent(`payer:${payment.actors.payer.address}`);
-const feePayerSpent = () => spent(`fee-payer:${rig.feePayer}`);
+const payerSpent = () => feeBudgetSpent(store.executor, `payer:${payment.actors.payer.address}`);
+const feePayerSpent = () => feeBudgetSpent(store.executor, `fee-payer:${rig.feePayer}`);
 const settle = () => postJson(rig.app, "/settle", payment.body);
 const recordOf = () => store.settlements.get(settlementKeyOfPayment(payment));
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { feeBudgetSpent } from "./support/fee-budget-spent.ts";
 import type { SettlementStore } from "../../src/application/ports/settlement-store.ts";
 import { CodedError } from "../../src/domain/coded-error.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
@@ -55,12 +56,7 @@ afterEach(() => Object.assign(faults, { lookup: 0, claimLostAfterCommit: 0, clai
 
 /** Lamports charged to a payer's fee budget in any window. */
 async function charged(payer: string): Promise<bigint> {
-  return spentIn(`fee-budget/payer:${payer}`);
-}
-
-async function spentIn(scope: string): Promise<bigint> {
-  const rows = await store.executor.query("SELECT coalesce(sum(spent), 0)::text AS spent FROM fee_budget_windows WHERE scope = $1", [scope]);
-  return BigInt(String(rows[0]?.["spent"] ?? "0"));
+  return feeBudgetSpent(store.executor, `payer:${payer}`);
 }
 
 describe("store faults during /settle (embedded ledger over JSON-RPC, real RPC adapter, PGlite behind a wrapper that loses connections on demand)", () => {
@@ -149,12 +145,12 @@ describe("store faults during /settle (embedded ledger over JSON-RPC, real RPC a
     // A replay is answered from the record before anything is charged.
     expect(await charged(payment.actors.payer.address)).toBe(feeCharged);
 
-    const feePayerSpent = await spentIn(`fee-budget/fee-payer:${rig.feePayer}`);
+    const feePayerSpent = await feeBudgetSpent(store.executor, `fee-payer:${rig.feePayer}`);
     const unfunded = await fundedPayment(rig.ledger, rig.feePayer, { fund: 0n });
     const refused = await postJson(rig.app, "/settle", unfunded.body);
     expect(refused.body["errorReason"]).toBe("INSUFFICIENT_FUNDS");
     // The refused attempt counts against its payer (bounding how often one payer may try), not the fee payer.
     expect(await charged(unfunded.actors.payer.address)).toBe(10_000n);
-    expect(await spentIn(`fee-budget/fee-payer:${rig.feePayer}`)).toBe(feePayerSpent);
+    expect(await feeBudgetSpent(store.executor, `fee-payer:${rig.feePayer}`)).toBe(feePayerSpent);
   });
 });

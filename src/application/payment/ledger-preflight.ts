@@ -76,7 +76,7 @@ export async function preflightTransaction(ledger: Ledger, transaction: Transact
  * The transfer's two token accounts as the ledger has them now, in one read: the source can pay
  * (and is not the payee's), the destination can receive. See domain/verification/funds-check.ts.
  */
-export async function checkTransferAccounts(
+async function checkTransferAccounts(
   ledger: Ledger,
   transfers: readonly TransferChecked[],
   requirements: PaymentRequirements,

@@ -33,11 +33,14 @@ export type SettlementDraft = PaymentTerms &
      * What this attempt charged to the fee budgets, so that recovery can give it back when the
      * transaction never lands; null or absent when nothing was charged (records, unit tests).
      */
-    feeCharge?: FeeCharge | null;
+    feeCharge?: FeeReservation | null;
   }>;
 
-/** A fee-budget charge as a record keeps it: the budget's payer (source owner), fee payer, lamports and window. */
-export type FeeCharge = Readonly<{ payer: string; feePayer: string; lamports: bigint; window: number }>;
+/**
+ * What a settlement charged to the fee budget, as its record keeps it (so recovery can give it back):
+ * the budget's payer (the source account's owner), the fee payer, the lamports and the window.
+ */
+export type FeeReservation = Readonly<{ payer: string; feePayer: string; lamports: bigint; window: number }>;
 
 export type SettlementRecord = SettlementDraft &
   Readonly<{

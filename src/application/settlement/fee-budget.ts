@@ -1,4 +1,5 @@
 import type { Clock } from "../ports/clock.ts";
+import type { FeeReservation } from "../ports/settlement-store.ts";
 import type { WindowCounters } from "../ports/window-counters.ts";
 
 /** Lamports our fee payers may spend per payer and per fee payer in each window. */
@@ -22,7 +23,7 @@ export type CallerKind = "api-key" | "anonymous";
  */
 export type FeeCharge = Readonly<{ payer: string; feePayer: string; lamports: bigint; caller?: CallerKind }>;
 
-export type FeeReservation = Readonly<{ payer: string; feePayer: string; lamports: bigint; window: number }>;
+export type { FeeReservation };
 
 export type FeeBudgetVerdict =
   | Readonly<{ ok: true; reservation: FeeReservation }>

@@ -2,7 +2,7 @@ import type { Signature } from "@solana/kit";
 import { fromBase64 } from "../../domain/codecs/base64.ts";
 import { type Ledger, type SignatureStatus, isLedgerError } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
-import type { FeeCharge, SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
+import type { FeeReservation, SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
 import type { FeeBudget } from "./fee-budget.ts";
 import { settleLanded } from "./settle-landed.ts";
 
@@ -118,7 +118,7 @@ function recordLog(deps: ReconcileDeps, record: SettlementRecord): Logger {
   return deps.logger.child({ key: record.key, signature: record.signature });
 }
 
-async function releaseQuietly(deps: Readonly<{ feeBudget?: FeeBudget; logger: Logger }>, charge: FeeCharge): Promise<void> {
+async function releaseQuietly(deps: Readonly<{ feeBudget?: FeeBudget; logger: Logger }>, charge: FeeReservation): Promise<void> {
   try {
     await deps.feeBudget?.release(charge);
   } catch (error) {

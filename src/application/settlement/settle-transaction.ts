@@ -26,7 +26,7 @@ export async function settleTransaction(deps: SettleTransactionDeps, candidate: 
 }
 
 /** Gives the fee back when nothing landed; a store hiccup here only leaves the budget conservative. */
-export async function giveBack(deps: SettleTransactionDeps, reservation: FeeReservation | null): Promise<void> {
+async function giveBack(deps: SettleTransactionDeps, reservation: FeeReservation | null): Promise<void> {
   if (!reservation || !deps.feeBudget) return;
   try {
     await deps.feeBudget.release(reservation);

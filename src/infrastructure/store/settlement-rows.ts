@@ -1,4 +1,4 @@
-import type { FeeCharge, SettlementBacklog, SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
+import type { FeeReservation, SettlementBacklog, SettlementDraft, SettlementRecord, SettlementState } from "../../application/ports/settlement-store.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import { SETTLEMENT_MODES } from "../../domain/settlement/settlement-mode.ts";
 import type { SqlRow } from "./sql-executor.ts";
@@ -39,13 +39,13 @@ export function settlementFromRow(row: SqlRow): SettlementRecord {
 }
 
 /** A fee charge as the `fee_charge` column keeps it: JSON, lamports as a decimal string. */
-export function feeChargeText(charge: FeeCharge | null): string | null {
+export function feeChargeText(charge: FeeReservation | null): string | null {
   if (charge === null) return null;
   return JSON.stringify({ payer: charge.payer, feePayer: charge.feePayer, lamports: charge.lamports.toString(), window: charge.window });
 }
 
 /** Null for rows written before the column existed, or without a charge; an unreadable value is treated the same (the budget stays charged). */
-function feeChargeOf(row: SqlRow): FeeCharge | null {
+function feeChargeOf(row: SqlRow): FeeReservation | null {
   const value = row["fee_charge"];
   if (typeof value !== "string") return null;
   try {
