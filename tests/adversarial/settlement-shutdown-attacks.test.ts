@@ -15,7 +15,7 @@ import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-pr
 import { kmsSignerEnv, useFakeKms } from "../support/kms-rig.ts";
 import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "../settlement/support/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
-import { MEMO, USDC, type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { MEMO, USDC, type Actors, ataOf, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
 import { type EmbeddedService, startEmbeddedService } from "./support/embedded-service.ts";
 import { fundedActors, paymentOn } from "./support/payments.ts";
 
@@ -106,6 +106,30 @@ describe("SECURITY: a payer's refused attempts are bounded by the payer's own bu
       expect(signRequests()).toBe(signs);
       expect(await spent(r, `fee-payer:${r.feePayer}`)).toBe(0n);
       expect((await postJson(r.service.facilitatorApp, "/settle", (await fundedPayment(r.ledger, r.feePayer)).body)).body).toMatchObject({ success: true });
+    } finally {
+      await r.service.dispose();
+    }
+  });
+});
+
+describe("SECURITY: nobody can spend a stranger's budget with refused attempts (issue 19.1)", () => {
+  test("attempts naming a victim's token account as source are charged to their signer; the victim still settles", async () => {
+    // Room for two 10,000-lamport settlements per payer: five refused attempts charged to the victim would shut it out.
+    const r = await rig({ FEE_BUDGET_PER_PAYER_LAMPORTS: "20000" });
+    try {
+      const victim = await fundedActors(r.ledger, DEFAULT_AMOUNT);
+      const attacker = await generateKeyPairSigner();
+      const victimAccount = await ataOf(victim.payer.address);
+      const forged: Actors = { payer: attacker, payTo: victim.payTo, feePayer: attacker };
+      for (let n = 0; n < 5; n++) {
+        const instructions = [computeLimit(20_000 + n), computePrice(0n), await transferInstruction(forged, { amount: 1n, source: victimAccount })];
+        const reply = await postJson(r.service.facilitatorApp, "/settle", (await paymentOn(r, forged, instructions, { amount: 1n })).body);
+        expect(reply.body["errorReason"]).toBe("INSUFFICIENT_FUNDS");
+      }
+      expect(await spent(r, `payer:${victim.payer.address}`)).toBe(0n);
+      expect(await spent(r, `payer:${attacker.address}`)).toBe(50_000n);
+      const honest = await fundedPayment(r.ledger, r.feePayer, { actors: victim, fund: DEFAULT_AMOUNT });
+      expect((await postJson(r.service.facilitatorApp, "/settle", honest.body)).body).toMatchObject({ success: true });
     } finally {
       await r.service.dispose();
     }

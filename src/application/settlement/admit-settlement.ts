@@ -24,7 +24,7 @@ export type Admission =
  *
  * SECURITY: the budget is charged after the preflight, not beside it, so a payment the ledger would
  * refuse never holds any of the fee payer's budget, not even for the length of a simulation: a
- * flood of such payments cannot crowd honest ones out. Its attempt is charged to the payer's
+ * flood of such payments cannot crowd honest ones out. Its attempt is charged to its signer's
  * budget alone (chargeRefusedAttempt), which bounds how often one payer may try.
  */
 export async function admitSettlement(deps: SettleTransactionDeps, candidate: TransactionCandidate, caller: CallerKind): Promise<Admission> {
@@ -74,7 +74,11 @@ async function judgeReads(
   }
   const rejection = preflight.value.rejection;
   if (rejection === null) return null;
-  await chargeRefusedAttempt(deps, preflight.value.sourceOwner ?? candidate.payer, candidate.feeLamports);
+  // SECURITY: charged to the signer who made the attempt, never to the source account's owner: a
+  // refused transaction proves nothing about the source, so anyone could name a stranger's token
+  // account as source and spend that stranger's budget. (A settlement that goes on is charged to
+  // the owner: its successful simulation proves the signer may spend from the source.)
+  await chargeRefusedAttempt(deps, candidate.payer, candidate.feeLamports);
   return failure(rejection.reason, rejection.message);
 }
 
