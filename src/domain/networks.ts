@@ -11,7 +11,18 @@ export function networkOfGenesisHash(genesisHash: string): string {
 }
 
 export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+/** The devnet USDC x84's docs, client (`USDC_MINT_DEVNET`) and middleware use. */
+export const X84_DEVNET_USDC_MINT = "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr";
 export const USDC_DECIMALS = 6;
+
+/**
+ * The assets accepted when USDC_MINT is unset. On devnet both devnet USDCs in use: the x402
+ * packages' and x84's, so x84's buyers and sellers work without configuration (issue 25). The
+ * first is the one a development ledger funds. Elsewhere the single historical default is kept.
+ */
+export function defaultAssetsOf(network: string): readonly string[] {
+  return network === SOLANA_DEVNET ? [DEVNET_USDC_MINT, X84_DEVNET_USDC_MINT] : [DEVNET_USDC_MINT];
+}
 
 /** x402 v1 used bare network names; v2 uses CAIP-2. */
 const V1_TO_CAIP2: Readonly<Record<string, string>> = Object.freeze({

@@ -102,7 +102,7 @@ const modeField = (description: string) => t.Optional(t.Unknown({ description })
 
 function extensionsModel(modeRequired: boolean) {
   const mode = t.Unknown({
-    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")} and x84-*); another value is answered 200 MODE_INVALID`,
+    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")}); another value is answered 200 MODE_INVALID`,
     examples: ["atomic"],
   });
   return t.Object(

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../domain/networks.ts";
+import { SOLANA_DEVNET, defaultAssetsOf } from "../../domain/networks.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../domain/registry/pdas.ts";
 
 const Base58Address = Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$" });
@@ -27,8 +27,11 @@ export const AppConfigSchema = Type.Object({
   /** Failed settlement records younger than this are asked about again (landed after all? settled); 0 turns it off. */
   RECONCILE_RECHECK_FAILED_MINUTES: Type.Integer({ minimum: 0, maximum: 1440, default: 30 }),
   NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
-  /** The accepted assets, comma-separated (the first is the one a development ledger funds). */
-  USDC_MINT: Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*$", default: DEVNET_USDC_MINT }),
+  /**
+   * The accepted assets, comma-separated (the first is the one a development ledger funds).
+   * Unset -> defaultAssetsOf(NETWORK): on devnet both devnet USDCs (acceptedAssetsOf).
+   */
+  USDC_MINT: Type.Optional(Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*$" })),
   VERIFY_SIMULATE: Type.Boolean({ default: true }),
   VERIFY_MAX_COMPUTE_UNIT_LIMIT: Type.Integer({ minimum: 1, maximum: 1_400_000, default: 400_000 }),
   VERIFY_MAX_COMPUTE_UNIT_PRICE: Type.Integer({ minimum: 0, default: 5_000_000 }),
@@ -151,6 +154,15 @@ export const DEFAULT_PRODUCTION_ADMIN_PORT = 9090;
  */
 export function adminPortOf(config: Pick<AppConfig, "ADMIN_PORT" | "NODE_ENV">): number | null {
   return config.ADMIN_PORT ?? (config.NODE_ENV === "production" ? DEFAULT_PRODUCTION_ADMIN_PORT : null);
+}
+
+/**
+ * The accepted assets, in order, without repeats: USDC_MINT, or the network's defaults
+ * (defaultAssetsOf). The first is the one a development ledger funds.
+ */
+export function acceptedAssetsOf(config: Pick<AppConfig, "USDC_MINT" | "NETWORK">): readonly string[] {
+  const listed = config.USDC_MINT?.split(",").map((mint) => mint.trim());
+  return Object.freeze([...new Set(listed ?? defaultAssetsOf(config.NETWORK))]);
 }
 
 /**
