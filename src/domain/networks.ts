@@ -2,6 +2,9 @@
 export const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 
+/** A CAIP-2 chain id as a pattern: `namespace:reference` (CAIP-2's own character classes and lengths). */
+export const CAIP2_PATTERN = "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$";
+
 /** Full genesis hashes, which the embedded ledger reports so clients recognise devnet. */
 export const DEVNET_GENESIS_HASH = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcuWFUBDuyi";
 
