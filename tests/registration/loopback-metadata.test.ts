@@ -14,7 +14,7 @@ const asked: string[] = [];
 const metadataServer = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
-  fetch(request) {
+  fetch(request): Response {
     const url = new URL(request.url);
     asked.push(`${request.headers.get("host")}${url.pathname}`);
     if (url.pathname === "/moved.json") return Response.redirect(`http://localhost:${metadataServer.port}/agent.json`, 302);
@@ -37,8 +37,9 @@ async function register(service: TestService, metadataUri: string) {
 
 function metadataOf(transaction: string) {
   const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
-  const [instruction] = getCompiledTransactionMessageDecoder().decode(decoded.messageBytes).instructions;
-  return decodeRegisterAgentData(instruction?.data ?? new Uint8Array());
+  const message = getCompiledTransactionMessageDecoder().decode(decoded.messageBytes);
+  if (message.version !== "legacy") throw new Error(`expected a legacy message, got ${message.version}`);
+  return decodeRegisterAgentData(message.instructions[0]?.data ?? new Uint8Array());
 }
 
 describe("METADATA_ALLOW_LOOPBACK unset with the embedded ledger: loopback metadata registers (real fetcher, real HTTP server)", () => {
