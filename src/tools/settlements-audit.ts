@@ -46,7 +46,8 @@ export function parseSince(value: string, now: Date): Date | string {
   if (duration) return new Date(now.getTime() - Number(duration[1]) * (UNIT_MS[duration[2] ?? "s"] ?? 1_000));
   if (DATE.test(value) || DATE_TIME_WITH_ZONE.test(value)) {
     const ms = Date.parse(DATE.test(value) ? `${value}T00:00:00Z` : value);
-    if (Number.isFinite(ms)) return new Date(ms);
+    // A day that does not exist (2026-02-30) must not roll over into the next month.
+    if (Number.isFinite(ms) && (!DATE.test(value) || new Date(ms).toISOString().startsWith(value))) return new Date(ms);
   }
   return `--since ${JSON.stringify(value)} is not a time: give an ISO 8601 date (2026-11-27), a date-time with its zone (2026-11-27T08:00:00Z) or a duration back from now (24h)`;
 }
