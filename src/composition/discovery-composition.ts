@@ -12,7 +12,7 @@ import type { Logger } from "../application/ports/logger.ts";
 import type { Metrics } from "../application/ports/metrics.ts";
 import type { CategoryCatalog } from "../domain/registry/categories.ts";
 import type { AppConfig } from "../infrastructure/config/app-config.ts";
-import { readBazaarDeclaration } from "../infrastructure/discovery/bazaar-declarations.ts";
+import { createBazaarDeclarationReader } from "../infrastructure/discovery/bazaar-declarations.ts";
 import { createSqlDiscoveryStore } from "../infrastructure/store/sql-discovery-store.ts";
 import type { OpenedStore } from "../infrastructure/store/index.ts";
 
@@ -38,7 +38,7 @@ export function composeDiscovery(wiring: DiscoveryWiring): Discovery | null {
   const logger = wiring.logger.child({ component: "discovery" });
   const discoveryStore = createSqlDiscoveryStore(store.executor);
   const recorder = createDiscoveryRecorder({
-    read: readBazaarDeclaration,
+    read: createBazaarDeclarationReader(),
     store: discoveryStore,
     limits: { ttlSeconds: config.DISCOVERY_TTL_SECONDS, maxEntriesPerPayTo: config.DISCOVERY_MAX_ENTRIES_PER_PAY_TO, maxEntryBytes: config.DISCOVERY_MAX_ENTRY_BYTES },
     logger,

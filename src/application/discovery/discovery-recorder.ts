@@ -32,8 +32,9 @@ const encoder = new TextEncoder();
  * time, from a bounded queue: a slow or failing store, or a costly declaration, never delays or
  * fails a payment; it only loses (and counts) catalogue updates.
  *
- * SECURITY: an entry is created only by a successful settlement (a real payment to its payTo);
- * a valid /verify only refreshes an entry a settlement created, so unpaid requests cannot write.
+ * SECURITY: an entry is created or changed only by a successful settlement (a real payment to its
+ * payTo); a valid /verify only extends the expiry of an entry a settlement created, so unpaid
+ * requests cannot write.
  */
 export function createDiscoveryRecorder(deps: DiscoveryRecorderDeps): DiscoveryRecorder {
   const maxQueued = deps.maxQueued ?? 256;
@@ -41,7 +42,14 @@ export function createDiscoveryRecorder(deps: DiscoveryRecorderDeps): DiscoveryR
   let running: Promise<void> | null = null;
 
   async function catalogue(answer: PaymentAnswer): Promise<void> {
-    const reading = deps.read(answer.body);
+    if (answer.kind === "verify") {
+      // SECURITY: a /verify costs the caller nothing, so it gets no schema check (milliseconds of
+      // CPU each) and writes no declaration: it only keeps alive an entry a settlement created.
+      const locator = deps.read.locate(answer.body);
+      if (!locator) return;
+      return deps.count((await deps.store.refreshSeen(locator, deps.limits)) ? "refreshed" : "unlisted");
+    }
+    const reading = deps.read.read(answer.body);
     if (reading.kind === "absent") return;
     if (reading.kind === "invalid") {
       deps.logger.debug("bazaar declaration ignored", { reason: reading.reason.slice(0, 300) });
@@ -50,8 +58,7 @@ export function createDiscoveryRecorder(deps: DiscoveryRecorderDeps): DiscoveryR
     const { declaration } = reading;
     // SECURITY: the size is bounded before the write, so no payee stores more than this per entry.
     if (encoder.encode(JSON.stringify(declaration)).length > deps.limits.maxEntryBytes) return deps.count("too_large");
-    if (answer.kind === "settle") return deps.count(await deps.store.recordSettled(declaration, deps.limits));
-    return deps.count((await deps.store.refreshSeen(declaration, deps.limits)) ? "refreshed" : "unlisted");
+    return deps.count(await deps.store.recordSettled(declaration, deps.limits));
   }
 
   async function drain(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { DiscoveryDeclaration } from "../../domain/discovery/catalogue-entry.ts";
+import type { CatalogueLocator, DiscoveryDeclaration } from "../../domain/discovery/catalogue-entry.ts";
 
 /**
  * What a /verify or /settle body declares for the Bazaar catalogue: nothing, a declaration that
@@ -10,4 +10,9 @@ export type DeclarationReading =
   | Readonly<{ kind: "valid"; declaration: DiscoveryDeclaration }>;
 
 /** Reads the bazaar extension of a /verify or /settle request body (unchecked JSON). */
-export type DeclarationReader = (body: unknown) => DeclarationReading;
+export type DeclarationReader = Readonly<{
+  /** The declaration, validated in full (the schema check costs milliseconds: only after a settlement). */
+  read(body: unknown): DeclarationReading;
+  /** Which entry the body names, without validating the declaration (cheap: for a /verify refresh); null when none. */
+  locate(body: unknown): CatalogueLocator | null;
+}>;

@@ -1,4 +1,4 @@
-import type { CatalogueEntry, DiscoveryDeclaration } from "../../domain/discovery/catalogue-entry.ts";
+import type { CatalogueEntry, CatalogueLocator, DiscoveryDeclaration } from "../../domain/discovery/catalogue-entry.ts";
 
 /** Filters of GET /discovery/resources and /discovery/search, already checked. */
 export type CatalogueFilter = Readonly<{
@@ -28,8 +28,8 @@ export type DiscoveryStore = Readonly<{
    * `limited` when it is new and its payTo already holds `maxEntriesPerPayTo` live entries.
    */
   recordSettled(declaration: DiscoveryDeclaration, limits: CatalogueLimits): Promise<"recorded" | "limited">;
-  /** After a valid /verify: refreshes an entry a settlement created; false when there is none. */
-  refreshSeen(declaration: DiscoveryDeclaration, limits: CatalogueLimits): Promise<boolean>;
+  /** After a valid /verify: extends the expiry of an entry a settlement created; false when there is none. */
+  refreshSeen(locator: CatalogueLocator, limits: CatalogueLimits): Promise<boolean>;
   /** Live entries, most recently refreshed first. */
   list(filter: CatalogueFilter, page: Readonly<{ limit: number; offset: number }>): Promise<CataloguePage>;
   /** Deletes expired entries; how many. */

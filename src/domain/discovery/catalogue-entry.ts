@@ -32,6 +32,9 @@ export type DiscoveryDeclaration = Readonly<{
   accept: CatalogueAccept;
 }>;
 
+/** What names an entry: the resource, what it is, and who is paid. */
+export type CatalogueLocator = Readonly<{ type: "http" | "mcp"; operation: string; resource: string; payTo: string }>;
+
 /** A stored entry: the declaration, the accepts seen for it, and when payments refreshed it. */
 export type CatalogueEntry = Readonly<{
   key: string;
@@ -59,8 +62,13 @@ export const MAX_ACCEPTS_PER_ENTRY = 4;
  * SECURITY: the key holds the payee. Keyed by URL alone, anyone who settled one payment to
  * themselves naming a victim's URL would overwrite the victim's entry (its price, its payTo).
  */
-export function catalogueKeyOf(declaration: Pick<DiscoveryDeclaration, "type" | "operation" | "resource" | "accept">): string {
-  return [declaration.type, declaration.operation, declaration.resource, declaration.accept.payTo].join(" ");
+export function catalogueKeyOf(locator: CatalogueLocator): string {
+  return [locator.type, locator.operation, locator.resource, locator.payTo].join(" ");
+}
+
+/** The locator of a declaration. */
+export function locatorOf(declaration: DiscoveryDeclaration): CatalogueLocator {
+  return { type: declaration.type, operation: declaration.operation, resource: declaration.resource, payTo: declaration.accept.payTo };
 }
 
 /** The accepts after a payment under `latest`: it replaces its (scheme, network, asset) twin and goes first. */

@@ -1,10 +1,12 @@
 import { BAZAAR, extractDiscoveryInfo, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { CatalogueAccept } from "../../domain/discovery/catalogue-entry.ts";
+import type { CatalogueAccept, CatalogueLocator } from "../../domain/discovery/catalogue-entry.ts";
 import type { DeclarationReader, DeclarationReading } from "../../application/ports/discovery-declarations.ts";
 
 const ABSENT: DeclarationReading = Object.freeze({ kind: "absent" });
 const MAX_URL_LENGTH = 2_048;
+/** Validation verdicts kept, by the declaration's JSON: a seller sends the same one with every payment. */
+const MAX_CACHED_VERDICTS = 1_000;
 
 const invalid = (reason: string): DeclarationReading => ({ kind: "invalid", reason });
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -16,7 +18,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * routeTemplate rules, sanitised service metadata). x402 v2 payloads only: the spec does not ask
  * facilitators to catalogue v1, whose discovery had no schema.
  */
-export const readBazaarDeclaration: DeclarationReader = (body) => {
+function readDeclaration(body: unknown, validated: (extension: Record<string, unknown>) => string | null): DeclarationReading {
   if (!isObject(body) || !isObject(body["paymentPayload"]) || !isObject(body["paymentRequirements"])) return ABSENT;
   const payload = body["paymentPayload"];
   const requirements = body["paymentRequirements"];
@@ -25,13 +27,8 @@ export const readBazaarDeclaration: DeclarationReader = (body) => {
   const extension = extensions[BAZAAR.key];
   if (!isObject(extension) || !isObject(extension["schema"])) return invalid("the bazaar extension must be an object with info and schema");
 
-  const spec = validateDiscoveryExtensionSpec(extension);
-  if (!spec.valid) return invalid(`bazaar: ${(spec.errors ?? []).join("; ")}`);
-  // SECURITY: `schema` is the payer's JSON and Ajv turns each `pattern` into a RegExp run on the
-  // payer's `info`: one catastrophic pattern would hold the event loop. Patterns are left out of
-  // the check (they only constrain example values); every other keyword is checked.
-  const checked = validateDiscoveryExtension({ ...extension, schema: withoutPatterns(extension["schema"]) } as never);
-  if (!checked.valid) return invalid(`bazaar: ${(checked.errors ?? []).join("; ")}`);
+  const problem = validated(extension);
+  if (problem !== null) return invalid(problem);
 
   const resource = payload["resource"];
   const url = isObject(resource) ? resource["url"] : resource;
@@ -68,7 +65,49 @@ export const readBazaarDeclaration: DeclarationReader = (body) => {
       accept,
     }),
   };
-};
+}
+
+/**
+ * The package's two validators on one declaration: null when valid, else why. About 100 ms of CPU
+ * each (the package builds a new Ajv per call), so verdicts are cached by the declaration's JSON.
+ */
+function validatorWithCache(): (extension: Record<string, unknown>) => string | null {
+  const verdicts = new Map<string, string | null>();
+  return (extension) => {
+    const json = JSON.stringify(extension);
+    const known = verdicts.get(json);
+    if (known !== undefined) return known;
+    const verdict = validate(extension);
+    if (verdicts.size >= MAX_CACHED_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
+    verdicts.set(json, verdict);
+    return verdict;
+  };
+}
+
+function validate(extension: Record<string, unknown>): string | null {
+  const spec = validateDiscoveryExtensionSpec(extension);
+  if (!spec.valid) return `bazaar: ${(spec.errors ?? []).join("; ")}`;
+  // SECURITY: `schema` is the payer's JSON and Ajv turns each `pattern` into a RegExp run on the
+  // payer's `info`: one catastrophic pattern would hold the event loop. Patterns are left out of
+  // the check (they only constrain example values); every other keyword is checked.
+  const checked = validateDiscoveryExtension({ ...extension, schema: withoutPatterns(extension["schema"]) } as never);
+  return checked.valid ? null : `bazaar: ${(checked.errors ?? []).join("; ")}`;
+}
+
+/** The Bazaar reader over @x402/extensions (one verdict cache per reader). */
+export function createBazaarDeclarationReader(): DeclarationReader {
+  const validated = validatorWithCache();
+  return Object.freeze({
+    read: (body: unknown) => readDeclaration(body, validated),
+    // The same extraction without the schema check: enough to name an entry, never to write one.
+    locate: (body: unknown): CatalogueLocator | null => {
+      const reading = readDeclaration(body, (extension) => (validateDiscoveryExtensionSpec(extension).valid ? null : "invalid"));
+      if (reading.kind !== "valid") return null;
+      const { type, operation, resource, accept } = reading.declaration;
+      return { type, operation, resource, payTo: accept.payTo };
+    },
+  });
+}
 
 function methodOf(input: unknown): string | undefined {
   return isObject(input) && typeof input["method"] === "string" ? input["method"] : undefined;

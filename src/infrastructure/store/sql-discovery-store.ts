@@ -1,4 +1,4 @@
-import { type CatalogueAccept, type CatalogueEntry, type DiscoveryDeclaration, catalogueKeyOf, mergeAccepts, searchTextOf } from "../../domain/discovery/catalogue-entry.ts";
+import { type CatalogueAccept, type CatalogueEntry, type CatalogueLocator, type DiscoveryDeclaration, catalogueKeyOf, locatorOf, mergeAccepts, searchTextOf } from "../../domain/discovery/catalogue-entry.ts";
 import type { CatalogueFilter, CatalogueLimits, CataloguePage, DiscoveryStore } from "../../application/ports/discovery-store.ts";
 import type { SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
 
@@ -23,9 +23,8 @@ const RECORD_SETTLED = `
 
 const REFRESH_SEEN = `
   UPDATE discovery_resources
-     SET network = $2, scheme = $3, search_text = $4, declaration = $5, updated_at = now(),
-         expires_at = now() + make_interval(secs => $6::integer)
-   WHERE key = $1
+     SET updated_at = now(), expires_at = now() + make_interval(secs => $2::integer)
+   WHERE key = $1 AND expires_at > now()
   RETURNING key`;
 
 /** The columns of one entry as stored: the declaration JSON holds what the list answers. */
@@ -41,7 +40,7 @@ export function createSqlDiscoveryStore(db: SqlQueryable): DiscoveryStore {
   }
 
   async function columnsOf(declaration: DiscoveryDeclaration) {
-    const key = catalogueKeyOf(declaration);
+    const key = catalogueKeyOf(locatorOf(declaration));
     const accepts = mergeAccepts(await storedAccepts(key), declaration.accept);
     const { accept: _paid, ...described } = declaration;
     const stored: StoredDeclaration = { ...described, payTo: declaration.accept.payTo, accepts };
@@ -55,9 +54,8 @@ export function createSqlDiscoveryStore(db: SqlQueryable): DiscoveryStore {
       const rows = await db.query(RECORD_SETTLED, [key, declaration.resource, declaration.type, accept.payTo, accept.network, accept.scheme, extensionKeys, searchText, stored, limits.ttlSeconds, limits.maxEntriesPerPayTo]);
       return rows.length > 0 ? "recorded" : "limited";
     },
-    async refreshSeen(declaration: DiscoveryDeclaration, limits: CatalogueLimits) {
-      const { key, stored, searchText } = await columnsOf(declaration);
-      const rows = await db.query(REFRESH_SEEN, [key, declaration.accept.network, declaration.accept.scheme, searchText, stored, limits.ttlSeconds]);
+    async refreshSeen(locator: CatalogueLocator, limits: CatalogueLimits) {
+      const rows = await db.query(REFRESH_SEEN, [catalogueKeyOf(locator), limits.ttlSeconds]);
       return rows.length > 0;
     },
     async list(filter: CatalogueFilter, page: Readonly<{ limit: number; offset: number }>): Promise<CataloguePage> {
@@ -86,7 +84,7 @@ function whereOf(filter: CatalogueFilter): Readonly<{ where: string; params: Sql
   if (filter.payTo !== undefined) clauses.push(`pay_to = ${param(filter.payTo)}`);
   if (filter.scheme !== undefined) clauses.push(`scheme = ${param(filter.scheme)}`);
   if (filter.network !== undefined) clauses.push(`network = ${param(filter.network)}`);
-  if (filter.extensions !== undefined) clauses.push(`(',' || extension_keys || ',') LIKE '%,' || ${param(filter.extensions)} || ',%'`);
+  if (filter.extensions !== undefined) clauses.push(`strpos(',' || extension_keys || ',', ',' || ${param(filter.extensions)} || ',') > 0`);
   if (filter.payees) {
     // JSON arrays in text parameters: no array literal is built by hand, and both drivers agree on text.
     clauses.push(
