@@ -47,6 +47,8 @@ import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
 import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
+import { createAgentPayments } from "../application/registry/agent-payments.ts";
+import { createSqlPaymentStats } from "../infrastructure/store/sql-payment-stats.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -197,6 +199,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     enterLogContext,
     index,
     categories,
+    // Payments settled through this facilitator to agents' owners (docs/registry.md#payments), cached.
+    payments: createAgentPayments({ stats: createSqlPaymentStats(store.executor, config.NETWORK), clock: systemClock }),
     registration: registration.deps,
     rateLimit: registration.rateLimit,
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
