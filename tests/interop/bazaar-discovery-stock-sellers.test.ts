@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { HTTPFacilitatorClient } from "@x402/core/server";
+import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { bazaarResourceServerExtension, declareDiscoveryExtension, withBazaar } from "@x402/extensions/bazaar";
 import { paymentMiddleware as expressPaymentMiddleware, x402ResourceServer as ExpressResourceServer } from "@x402/express";
 import { paymentMiddleware as honoPaymentMiddleware, x402ResourceServer as HonoResourceServer } from "@x402/hono";
@@ -151,5 +152,21 @@ describe("Bazaar discovery: stock @x402/express and @x402/hono sellers paid by @
     expect(listed.pagination.total).toBe(2);
     const after = listed.items.find((item) => item.resource === `${expressUrl}/forecast`);
     expect(Date.parse(after?.lastUpdated ?? "")).toBeGreaterThanOrEqual(Date.parse(before?.lastUpdated ?? ""));
+  });
+
+  test("(real @x402/core HTTPFacilitatorClient) an invalid bazaar declaration never fails the payment: it settles, nothing is catalogued, and the metric counts it", async () => {
+    const buyer = await newBuyer(stack, 1_000_000n);
+    const payload = decodePaymentSignatureHeader(await buyer.buildPaymentHeader(`${expressUrl}/forecast?harbour=Faro`));
+    const bazaarExtension = payload.extensions?.["bazaar"] as { info: unknown; schema: Record<string, unknown> };
+    // Extensions are not signed: a client can send anything there, and the payment stays valid.
+    const broken = { ...payload, resource: { url: `${expressUrl}/never-listed` }, extensions: { ...payload.extensions, bazaar: { ...bazaarExtension, schema: { ...bazaarExtension.schema, required: ["input", "missing"] } } } };
+    const settled = await new HTTPFacilitatorClient({ url: stack.facilitatorUrl }).settle(broken, payload.accepted);
+    expect(settled).toMatchObject({ success: true, payer: buyer.address });
+    await stack.service.discovery?.recorder.idle();
+
+    expect((await bazaar().listResources()).items.map((item) => item.resource)).not.toContain(`${expressUrl}/never-listed`);
+    const metrics = await (await stack.service.facilitatorApp.handle(new Request("http://facilitator.test/metrics"))).text();
+    expect(metrics).toMatch(/x402_discovery_declarations_total\{[^}]*outcome="invalid"[^}]*\} 1/);
+    expect(metrics).toMatch(/x402_discovery_declarations_total\{[^}]*outcome="recorded"[^}]*\} [1-9]/);
   });
 });

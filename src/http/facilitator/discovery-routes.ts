@@ -46,6 +46,7 @@ export function discoveryRoutes(deps: DiscoveryRoutesDeps) {
     .get(
       "/discovery/search",
       async ({ query }) => {
+        if (query.query === undefined) throw new HttpError(400, "query is required");
         const limit = limitOf(query.limit);
         const offset = offsetOf(query.cursor, "cursor");
         const page = await available(catalogue.search({ ...filtersOf(query), text: query.query }, { limit, offset }));
