@@ -24,6 +24,7 @@ import { registryIndexGauges, signerHealthGauge } from "../infrastructure/metric
 import { reconcilerMetrics } from "../infrastructure/metrics/settlement-record-metrics.ts";
 import { enterLogContext } from "../infrastructure/logging/log-context.ts";
 import { composeFacilitator } from "./facilitator-composition.ts";
+import { composeDiscovery, type Discovery } from "./discovery-composition.ts";
 import { NEUTRAL_DETAIL, ping, toOperators } from "./health-probes.ts";
 import { redactText } from "../infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
@@ -46,6 +47,8 @@ import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
 import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
+import { createAgentPayments } from "../application/registry/agent-payments.ts";
+import { createSqlPaymentStats } from "../infrastructure/store/sql-payment-stats.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -72,6 +75,8 @@ export type Service = Readonly<{
   registryIndex: LiveAgentIndex;
   /** The listener records each request's peer here; the registry's per-client limits read it. */
   clientAddresses: ClientAddresses;
+  /** The Bazaar catalogue; null when DISCOVERY_ENABLED=false or ROLE=registry. */
+  discovery: Discovery | null;
   /** Finishes in-flight settlements (bounded), then releases every resource. */
   close(graceMs?: number): Promise<void>;
 }>;
@@ -168,10 +173,12 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   // SECURITY: /metrics (the fee payers' balances and spend), /openapi and /docs move to ADMIN_PORT in
   // production; the public apps then do not register them (src/http/operations-surface.ts).
   const publicSurface = config.NODE_ENV === "production" ? "omit" : "serve";
-  const { settlement, facilitatorDeps } = composeFacilitator({ config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version: VERSION });
+  const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
+  // The Bazaar catalogue (docs/discovery.md); a registry-only process serves no facilitator routes.
+  const discovery = config.ROLE === "registry" ? null : composeDiscovery({ config, store, index, categories, metrics, logger });
+  const { settlement, facilitatorDeps } = composeFacilitator({ config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version: VERSION, discovery });
   const facilitatorApp = createFacilitatorApp(facilitatorDeps, publicSurface);
 
-  const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
   const registration = await createRegistration({
     config,
     env,
@@ -193,6 +200,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     enterLogContext,
     index,
     categories,
+    // Payments settled through this facilitator to agents' owners (docs/registry.md#payments), cached.
+    payments: createAgentPayments({ stats: createSqlPaymentStats(store.executor, config.NETWORK), clock: systemClock }),
     registration: registration.deps,
     rateLimit: registration.rateLimit,
     allowLoopbackMetadata: registration.allowLoopbackMetadata,
@@ -267,12 +276,15 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     admin,
     registryIndex: index,
     clientAddresses,
+    discovery,
     close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
       reconcile.stop();
+      discovery?.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
       await feePayers.close();
       await registration.close();
       await counters.close();
+      await discovery?.recorder.idle();
       await feedbackDetails?.stop();
       await index.close();
       await store.close();
