@@ -12,7 +12,6 @@ import type { Logger } from "../application/ports/logger.ts";
 import type { Metrics } from "../application/ports/metrics.ts";
 import type { CategoryCatalog } from "../domain/registry/categories.ts";
 import type { AppConfig } from "../infrastructure/config/app-config.ts";
-import { createBazaarDeclarationReader } from "../infrastructure/discovery/bazaar-declarations.ts";
 import { createSqlDiscoveryStore } from "../infrastructure/store/sql-discovery-store.ts";
 import type { OpenedStore } from "../infrastructure/store/index.ts";
 
@@ -38,7 +37,8 @@ export function composeDiscovery(wiring: DiscoveryWiring): Discovery | null {
   const logger = wiring.logger.child({ component: "discovery" });
   const discoveryStore = createSqlDiscoveryStore(store.executor);
   const recorder = createDiscoveryRecorder({
-    read: createBazaarDeclarationReader(),
+    // Imported at the first declaration: @x402/extensions costs ~200 ms of start-up otherwise.
+    read: () => import("../infrastructure/discovery/bazaar-declarations.ts").then((module) => module.createBazaarDeclarationReader()),
     store: discoveryStore,
     limits: { ttlSeconds: config.DISCOVERY_TTL_SECONDS, maxEntriesPerPayTo: config.DISCOVERY_MAX_ENTRIES_PER_PAY_TO, maxEntryBytes: config.DISCOVERY_MAX_ENTRY_BYTES },
     logger,

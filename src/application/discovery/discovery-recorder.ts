@@ -9,7 +9,8 @@ export type PaymentAnswer = Readonly<{ kind: "verify" | "settle"; body: unknown;
 export type DeclarationOutcome = "recorded" | "refreshed" | "unlisted" | "invalid" | "too_large" | "limited" | "dropped" | "error";
 
 export type DiscoveryRecorderDeps = Readonly<{
-  read: DeclarationReader;
+  /** The reader, or a loader for it (the Bazaar validators take ~200 ms to import: loaded at the first declaration, not at start-up). */
+  read: DeclarationReader | (() => Promise<DeclarationReader>);
   store: DiscoveryStore;
   limits: CatalogueLimits & Readonly<{ maxEntryBytes: number }>;
   logger: Logger;
@@ -41,15 +42,18 @@ export function createDiscoveryRecorder(deps: DiscoveryRecorderDeps): DiscoveryR
   const queue: PaymentAnswer[] = [];
   let running: Promise<void> | null = null;
 
+  let reader: DeclarationReader | null = typeof deps.read === "function" ? null : deps.read;
+
   async function catalogue(answer: PaymentAnswer): Promise<void> {
+    const read = (reader ??= await (deps.read as () => Promise<DeclarationReader>)());
     if (answer.kind === "verify") {
       // SECURITY: a /verify costs the caller nothing, so it gets no schema check (milliseconds of
       // CPU each) and writes no declaration: it only keeps alive an entry a settlement created.
-      const locator = deps.read.locate(answer.body);
+      const locator = read.locate(answer.body);
       if (!locator) return;
       return deps.count((await deps.store.refreshSeen(locator, deps.limits)) ? "refreshed" : "unlisted");
     }
-    const reading = deps.read.read(answer.body);
+    const reading = read.read(answer.body);
     if (reading.kind === "absent") return;
     if (reading.kind === "invalid") {
       deps.logger.debug("bazaar declaration ignored", { reason: reading.reason.slice(0, 300) });
