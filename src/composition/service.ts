@@ -27,7 +27,7 @@ import { composeFacilitator } from "./facilitator-composition.ts";
 import { NEUTRAL_DETAIL, ping, toOperators } from "./health-probes.ts";
 import { redactText } from "../infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
-import { type OpenedStore, openStore } from "../infrastructure/store/index.ts";
+import { type OpenedStore, openStore } from "../infrastructure/store/open-store.ts";
 import { createFacilitatorApp } from "../http/facilitator-app.ts";
 import { type RegistryAppDeps, createRegistryApp } from "../http/registry-app.ts";
 import { createAdminFetch } from "../http/admin-app.ts";
