@@ -54,7 +54,8 @@ export async function startService(env: Readonly<Record<string, string>>, health
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: ROOT,
     env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "warn", ...env },
-    stdout: "ignore",
+    // Piped for its last words when it exits before it is healthy (LOG_LEVEL=warn: a few lines).
+    stdout: "pipe",
     stderr: "inherit",
   });
   const stop = async (): Promise<void> => {
@@ -66,7 +67,7 @@ export async function startService(env: Readonly<Record<string, string>>, health
   let healthyCpuMs = 0;
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was healthy`);
+      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was healthy: ${(await new Response(child.stdout).text()).slice(-2000)}`);
       if (performance.now() - started > 60_000) throw new Error("not healthy within 60 s");
       // Every port is asked at once, and each is asked again only until it has answered.
       const answers = await Promise.all(waiting.map(healthy));
