@@ -103,8 +103,9 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   try {
     return await composeService(config, env, logger, adapters, opening);
   } catch (error) {
-    // A boot that fails does not leave the store open (a PGlite directory stays locked while it is).
-    void opening.then((opened) => opened.close(), () => undefined);
+    // A boot that fails leaves the store closed (a PGlite directory stays locked while it is open),
+    // so the same process can boot again on the same DATA_DIR once the setting is fixed.
+    await opening.then((opened) => opened.close(), () => undefined).catch(() => undefined);
     throw error;
   }
 }
