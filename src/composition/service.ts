@@ -12,7 +12,7 @@ import { type SettlementService } from "../application/settlement/settle-payment
 import { type SignerPool, createSignerPool } from "../application/signer-pool.ts";
 import { CodedError } from "../domain/coded-error.ts";
 import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
-import { type AppConfig, adminPortOf, authAllowedOrigins } from "../infrastructure/config/app-config.ts";
+import { type AppConfig, acceptedAssetsOf, adminPortOf, authAllowedOrigins } from "../infrastructure/config/app-config.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
 import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "../infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
@@ -111,7 +111,8 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
 }
 
 async function composeService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters, opening: Promise<OpenedStore>): Promise<Service> {
-  const acceptedAssets = acceptedAssetsOf(config);
+  // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
+  const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
   // ── Observability (docs/observability.md) ─────────────────────────────────────────────────────
   // One Prometheus registry for this process, served by both interfaces. The ledger, each signer,
@@ -132,7 +133,7 @@ async function composeService(config: AppConfig, env: Env, logger: Logger, adapt
   // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
   if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw configurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
   if (embeddedLedger && config.SEED_SAMPLE_AGENTS !== false) {
-    const usdcMint = (config.USDC_MINT.split(",")[0] ?? "").trim() as Address;
+    const usdcMint = acceptedAssets[0] as Address;
     // Loaded only here: the seed data (about 300 lines of sample accounts) never enters a process
     // on a real ledger, which production always is (production-guard.ts refuses the embedded one).
     const { seedSampleAgents } = await import("../infrastructure/registry/sample-agents/seed-sample-agents.ts");
@@ -207,6 +208,7 @@ async function composeService(config: AppConfig, env: Env, logger: Logger, adapt
     categories,
     registration: registration.deps,
     rateLimit: registration.rateLimit,
+    allowLoopbackMetadata: registration.allowLoopbackMetadata,
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
     cors: { allowedOrigins: authAllowedOrigins(config) },
     ...(auth ? { auth } : {}),
@@ -311,10 +313,6 @@ function pubsubUrlOf(config: AppConfig): string {
   return config.SOLANA_WS_URL ?? (config.SOLANA_RPC_URL ?? "").replace(/^http/i, "ws");
 }
 
-/** USDC_MINT: one or more comma-separated mints (checked as base58 by the config schema). */
-function acceptedAssetsOf(config: AppConfig): readonly Address[] {
-  return Object.freeze([...new Set(config.USDC_MINT.split(",").map((mint) => mint.trim() as Address))]);
-}
 
 /** Both settings or neither: a treasury without bps (or the reverse) is a configuration mistake. */
 function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {

@@ -1,10 +1,12 @@
 import { type TProperties, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { CAIP2_PATTERN } from "../../domain/networks.ts";
 import { REASON_CODES } from "../../domain/reason-codes.ts";
 import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
 import { decimalAtMostPattern } from "../decimal-pattern.ts";
 import { enumSchema } from "../enum-schema.ts";
 import { ERROR_CODE, ERROR_PHRASE } from "../validation-messages.ts";
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_MAX_LENGTH, PAYMENT_IDENTIFIER_MIN_LENGTH, PAYMENT_IDENTIFIER_PATTERN } from "./payment-identifier-extension.ts";
 import {
   EXAMPLE_ASSET,
   EXAMPLE_FEE_PAYER,
@@ -45,6 +47,22 @@ const AmountModel = t.Union(
   { ...AMOUNT_PROBLEM, description: "integer in the token's base units (u64)", examples: ["1000"] },
 );
 
+/**
+ * x402 v2 holds requirements to the spec's forms: the amount is a decimal string and the network a
+ * CAIP-2 id. The looser forms above are v1's (a JSON number, `solana-devnet`); a v2 body using them
+ * is a 400 naming the field, never a payment judged under names it did not mean (issue 25).
+ */
+const V2_AMOUNT_PROBLEM = {
+  [ERROR_PHRASE]: `must be a non-negative integer in base units as a decimal string in x402 v2 (a JSON number is the v1 form), of at most ${U64_MAX} (u64)`,
+};
+const V2AmountModel = t.String({ pattern: decimalAtMostPattern(U64_MAX), description: "decimal string in the token's base units, no sign or leading zero", ...V2_AMOUNT_PROBLEM, examples: ["1000"] });
+const V2NetworkModel = t.String({
+  pattern: CAIP2_PATTERN,
+  [ERROR_PHRASE]: "must be a CAIP-2 network id (namespace:reference, e.g. solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1) in x402 v2; the v1 names solana-devnet and solana go with x402Version 1",
+  description: "CAIP-2 network id",
+  examples: ["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"],
+});
+
 const RequirementsExtraModel = t.Object(
   {
     feePayer: t.Optional(t.String({ description: "facilitator key that co-signs as fee payer; when given, the transaction's fee payer must be it", examples: [EXAMPLE_FEE_PAYER] })),
@@ -60,7 +78,7 @@ const RequirementsExtraModel = t.Object(
 
 const requirementsFields = {
   scheme: nonEmpty("payment scheme; only `exact` is supported (another is answered 200 UNSUPPORTED_SCHEME)", "exact"),
-  network: nonEmpty("CAIP-2 network id; the v1 names `solana-devnet` and `solana` are mapped to CAIP-2", EXAMPLE_NETWORK),
+  network: nonEmpty("CAIP-2 network id; with a v1 payload the v1 names `solana-devnet` and `solana` are mapped to CAIP-2 (a v2 payload needs CAIP-2)", EXAMPLE_NETWORK),
   asset: nonEmpty("token mint (base58), one of the assets /supported lists", EXAMPLE_ASSET),
   payTo: nonEmpty("recipient wallet (base58): the transfer goes to it or to its associated token account", EXAMPLE_PAY_TO),
   maxTimeoutSeconds: t.Optional(t.Number({ minimum: 0, [ERROR_PHRASE]: "must be a non-negative number", description: "seconds before the payment expires" })),
@@ -78,7 +96,20 @@ export const PaymentRequirementsModel = t.Union(
       { ...OPEN, title: "PaymentRequirements (x402 v1)", description: "v1 names the amount `maxAmountRequired`" },
     ),
   ],
-  { [ERROR_PHRASE]: "must be an object", description: "the requirements from the resource server's 402 answer" },
+  {
+    [ERROR_PHRASE]: "must be an object",
+    description: "the requirements from the resource server's 402 answer; with a v2 paymentPayload they must also fit PaymentRequirements (x402 v2): a decimal-string amount and a CAIP-2 network (400 otherwise)",
+  },
+);
+
+/**
+ * The requirements of an x402 v2 payment, `accepted` and `paymentRequirements` alike: `amount` (a
+ * decimal string) and a CAIP-2 `network`. The routes check `paymentRequirements` against it once the
+ * payload is known to be v2 (payment-request.ts), since v1 payloads keep v1's names.
+ */
+export const V2PaymentRequirementsModel = t.Object(
+  { ...requirementsFields, network: V2NetworkModel, amount: V2AmountModel },
+  { ...OPEN, title: "PaymentRequirements (x402 v2)", [ERROR_PHRASE]: "must be an object", description: "what the resource server asks for, in x402 v2's forms" },
 );
 
 /**
@@ -95,6 +126,42 @@ const PaymentIdModel = t.String({
 });
 
 /**
+ * The x402 `payment-identifier` extension: `info.id` is the client's idempotency key, mapped onto
+ * `paymentId` (payment-identifier-extension.ts). Its bounds are the spec's, 16-128 characters of
+ * A-Z a-z 0-9 `_` `-`, all within paymentId's. The echoed `schema` is the resource server's
+ * declaration and is not read.
+ * SECURITY: the client's `schema` is never compiled (@x402/extensions' validatePaymentIdentifier
+ * would hand it to ajv: a client-chosen JSON Schema and regular expression per request); the id is
+ * judged by these fixed bounds only, and refused (400 PAYMENT_ID_INVALID) before anything else.
+ */
+const PAYMENT_IDENTIFIER_PROBLEM = {
+  [ERROR_CODE]: "PAYMENT_ID_INVALID",
+  [ERROR_PHRASE]: `must be ${PAYMENT_IDENTIFIER_MIN_LENGTH} to ${PAYMENT_IDENTIFIER_MAX_LENGTH} characters of A-Z, a-z, 0-9, "_" or "-" (the x402 payment-identifier format)`,
+};
+const PaymentIdentifierModel = t.Object(
+  {
+    info: t.Object(
+      {
+        id: t.Optional(
+          t.String({
+            minLength: PAYMENT_IDENTIFIER_MIN_LENGTH,
+            maxLength: PAYMENT_IDENTIFIER_MAX_LENGTH,
+            pattern: PAYMENT_IDENTIFIER_PATTERN,
+            ...PAYMENT_IDENTIFIER_PROBLEM,
+            description: "the client's idempotency key, used as the payment's paymentId (same store key, scoped to the payer)",
+            examples: ["pay_7d5d747be160e280504c099d984bcfe0"],
+          }),
+        ),
+        required: t.Optional(t.Boolean({ [ERROR_PHRASE]: "must be a boolean", description: "echoed from the resource server's declaration; true: `id` must be given" })),
+      },
+      { ...OPEN, [ERROR_PHRASE]: "must be an object" },
+    ),
+    schema: t.Optional(t.Unknown({ description: "echoed from the resource server's declaration; not read" })),
+  },
+  { ...OPEN, title: "PaymentIdentifierExtension", [ERROR_PHRASE]: "must be an object with an info object", description: "x402 payment-identifier extension (specs/extensions/payment_identifier.md)" },
+);
+
+/**
  * The settlement-mode fields are judged by the mode checks, which answer 200 MODE_INVALID (a
  * payment problem, not a malformed request) when one is wrong, so their schemas accept any value.
  */
@@ -102,13 +169,14 @@ const modeField = (description: string) => t.Optional(t.Unknown({ description })
 
 function extensionsModel(modeRequired: boolean) {
   const mode = t.Unknown({
-    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")} and x84-*); another value is answered 200 MODE_INVALID`,
+    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")}); another value is answered 200 MODE_INVALID`,
     examples: ["atomic"],
   });
   return t.Object(
     {
       mode: modeRequired ? mode : t.Optional(mode),
       paymentId: t.Optional(t.Union([PaymentIdModel, t.Null()], PAYMENT_ID_PROBLEM)),
+      [PAYMENT_IDENTIFIER]: t.Optional(PaymentIdentifierModel),
       receiptPda: modeField("string: the PaymentReceipt address (atomic, attestation); must equal the derived one"),
       delegationPda: modeField("string: the Delegation account (delegated)"),
       delegate: modeField("string: delegate wallet (delegated)"),
@@ -158,7 +226,7 @@ const ResourceModel = t.Union(
 const v2Payloads = payloadVariants(
   {
     x402Version: Type.Integer({ [ERROR_PHRASE]: "must be an integer", description: "protocol version", examples: [2] }),
-    accepted: PaymentRequirementsModel,
+    accepted: V2PaymentRequirementsModel,
     resource: t.Optional(ResourceModel),
   },
   "PaymentPayload",
@@ -330,7 +398,7 @@ export type SupportedKind = typeof SupportedKindModel.static;
 export const SupportedResponseModel = t.Object(
   {
     kinds: t.Array(SupportedKindModel),
-    extensions: t.Array(t.String(), { description: "settlement-mode extensions" }),
+    extensions: t.Array(t.String(), { description: `extension ids this facilitator acts on: the settlement modes and \`${PAYMENT_IDENTIFIER}\` (its id is the payment's idempotency key)` }),
     signers: t.Record(t.String(), t.Array(t.String()), { description: "every fee-payer key, by CAIP-2 family" }),
   },
   {
@@ -342,7 +410,7 @@ export const SupportedResponseModel = t.Object(
           { x402Version: 2, scheme: "exact", network: EXAMPLE_NETWORK, extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET], policy: EXAMPLE_POLICY } },
           { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET], policy: EXAMPLE_POLICY } },
         ],
-        extensions: [...MODE_EXTENSION_IDS],
+        extensions: [...MODE_EXTENSION_IDS, PAYMENT_IDENTIFIER],
         signers: { "solana:*": [EXAMPLE_FEE_PAYER] },
       },
     ],
