@@ -28,7 +28,7 @@ import { composeDiscovery, type Discovery } from "./discovery-composition.ts";
 import { NEUTRAL_DETAIL, ping, toOperators } from "./health-probes.ts";
 import { redactText } from "../infrastructure/logging/redact.ts";
 import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
-import { type OpenedStore, openStore } from "../infrastructure/store/index.ts";
+import { type OpenedStore, openStore } from "../infrastructure/store/open-store.ts";
 import { createFacilitatorApp } from "../http/facilitator-app.ts";
 import { type RegistryAppDeps, createRegistryApp } from "../http/registry-app.ts";
 import { createAdminFetch } from "../http/admin-app.ts";
@@ -94,6 +94,28 @@ function configurationError(problems: readonly string[]): CodedError<"CONFIGURAT
 export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 
 export async function buildService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
+  // Opened first and awaited where it is needed: PGlite compiles its WebAssembly on the engine's
+  // threads (and PostgreSQL connects) while the ledger, the sample agents and the signers are set up.
+  const opening = openStore({
+    dataDir: config.DATA_DIR,
+    maxConnections: config.DATABASE_POOL_MAX,
+    migrate: config.MIGRATE_ON_BOOT,
+    logger: logger.child({ component: "store" }),
+    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+  });
+  // Its failure is reported where it is awaited; until then it is not an unhandled rejection.
+  opening.catch(() => undefined);
+  try {
+    return await composeService(config, env, logger, adapters, opening);
+  } catch (error) {
+    // A boot that fails leaves the store closed (a PGlite directory stays locked while it is open),
+    // so the same process can boot again on the same DATA_DIR once the setting is fixed.
+    await opening.then((opened) => opened.close(), () => undefined).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function composeService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters, opening: Promise<OpenedStore>): Promise<Service> {
   // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
   const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
@@ -134,16 +156,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const feePayers = createSignerPool(signers.map((signer) => instrumentSigner(signer, metrics)), { clock: systemClock });
   if (embeddedLedger) for (const address of feePayers.addresses) await embeddedLedger.airdrop(address, DEV_FEE_PAYER_LAMPORTS);
 
-  const store = instrumentStore(
-    await openStore({
-      dataDir: config.DATA_DIR,
-      maxConnections: config.DATABASE_POOL_MAX,
-      migrate: config.MIGRATE_ON_BOOT,
-      logger: logger.child({ component: "store" }),
-      ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
-    }),
-    metrics,
-  );
+  const store = instrumentStore(await opening, metrics);
 
   // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). Not
   // asked of the in-process ledger: its registry accounts come from cheat codes, with no transaction behind them.
