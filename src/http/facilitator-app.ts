@@ -9,9 +9,11 @@ import { type FacilitatorSettleDeps, facilitatorSettleRoutes } from "./facilitat
 import { type FacilitatorVerifyDeps, facilitatorVerifyRoutes } from "./facilitator/verify-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { type ApiKeyHashes, apiKeyGuard, createApiKeyCallers } from "./facilitator/api-key-guard.ts";
+import { type SettlementStatusDeps, settlementStatusRoutes } from "./facilitator/settlement-status-routes.ts";
 
 export type FacilitatorAppDeps = FacilitatorVerifyDeps &
   FacilitatorSettleDeps &
+  SettlementStatusDeps &
   ObservabilityDeps &
   Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null; apiKeysRequired?: boolean }>;
 
@@ -32,6 +34,7 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: Operatio
     .use(healthRoutes(deps.health, deps.version))
     .use(facilitatorVerifyRoutes(deps))
     .use(facilitatorSettleRoutes({ ...deps, apiKeyCallers }))
+    .use(settlementStatusRoutes({ ...deps, apiKeysConfigured: (deps.apiKeys?.length ?? 0) > 0 }, apiKeyCallers))
     .use(
       apiDocs({
         enabled: surface !== "omit",
@@ -41,12 +44,13 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: Operatio
         description:
           "Verifies and settles x402 payments on Solana (protocol v2; the v1 form is accepted as input). " +
           "Payment problems are answered 200 with a stable reason code; errors have the shape {statusCode, message, error}. " +
-          "When the operator sets FACILITATOR_API_KEYS_FILE, /verify and /settle need `Authorization: Bearer <key>`.",
+          "When the operator sets FACILITATOR_API_KEYS_FILE, /verify, /settle and /settlements need `Authorization: Bearer <key>`.",
         tags: [
           { name: "payments", description: "verification and settlement" },
+          { name: "settlements", description: "settlement status lookups (and the record webhook events carry)" },
         ],
         securitySchemes: {
-          apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify and /settle when configured" },
+          apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify, /settle and /settlements when configured" },
         },
       }),
     );

@@ -20,7 +20,8 @@ export function facilitatorSettleRoutes(deps: FacilitatorSettleDeps) {
     async ({ body, request: httpRequest }) => {
       const request = toPaymentRequest(body);
       if (!deps.settlement) throw new HttpError(500, "facilitator keypair is not configured for settlement");
-      return deps.settlement.settle(request, { caller: deps.apiKeyCallers?.hasKey(httpRequest) ? "api-key" : "anonymous" });
+      const apiKey = deps.apiKeyCallers?.keyOf(httpRequest) ?? null;
+      return deps.settlement.settle(request, { caller: apiKey === null ? "anonymous" : "api-key", apiKey });
     },
     {
       parse: "json",
