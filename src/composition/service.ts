@@ -45,6 +45,7 @@ import { createFeePayerProtection } from "./fee-payer-protection.ts";
 import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
+import { loadWebhookEndpoints, startWebhookDelivery } from "./webhooks-composition.ts";
 import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
 
 export const VERSION: string = pkg.version;
@@ -128,8 +129,13 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   const feePayers = createSignerPool(signers.map((signer) => instrumentSigner(signer, metrics)), { clock: systemClock });
   if (embeddedLedger) for (const address of feePayers.addresses) await embeddedLedger.airdrop(address, DEV_FEE_PAYER_LAMPORTS);
 
+  // Signed webhooks (docs/settlement.md#webhooks): the store writes each event with its state change.
+  const webhooks = await loadWebhookEndpoints(config).catch((error: Error) => {
+    throw configurationError([error.message]);
+  });
   const store = instrumentStore(
     await openStore({
+      webhooks,
       dataDir: config.DATA_DIR,
       maxConnections: config.DATABASE_POOL_MAX,
       migrate: config.MIGRATE_ON_BOOT,
@@ -236,6 +242,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   registryIndexGauges(metrics, () => index.health(), systemClock.now);
   signerHealthGauge(metrics, () => feePayers.health());
 
+  const webhookDelivery = config.ROLE === "registry" ? null : startWebhookDelivery(config, webhooks, { executor: store.executor, metrics, logger });
   // Registry-only pods never settle, so recovery is left to the facilitator pods.
   const reconcile =
     config.ROLE === "registry"
@@ -268,6 +275,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
       reconcile.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
+      await webhookDelivery?.stop();
       await feePayers.close();
       await registration.close();
       await counters.close();

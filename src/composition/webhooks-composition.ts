@@ -1,0 +1,52 @@
+/**
+ * Signed settlement webhooks (docs/settlement.md#webhooks): WEBHOOKS_FILE read at boot (every
+ * problem listed, naming entry and field), the subscriptions handed to the settlement store (which
+ * writes each event with its state change), and the delivery worker with its metrics.
+ */
+import type { Logger } from "../application/ports/logger.ts";
+import type { Metrics } from "../application/ports/metrics.ts";
+import { systemClock } from "../application/ports/clock.ts";
+import { type WebhookWorker, startWebhookWorker } from "../application/webhooks/webhook-worker.ts";
+import type { AppConfig } from "../infrastructure/config/app-config.ts";
+import { loadApiKeyHashes } from "../infrastructure/config/policy-files.ts";
+import type { SqlExecutor } from "../infrastructure/store/sql-executor.ts";
+import { createSqlWebhookOutbox } from "../infrastructure/store/sql-webhook-outbox.ts";
+import { createWebhookSender } from "../infrastructure/webhooks/webhook-sender.ts";
+import { type WebhookEndpoint, loadWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
+
+/** Room above the receiver timeout before a claimed event's lease runs out and another replica may send it. */
+const LEASE_MARGIN_MS = 30_000;
+
+/** The configured webhooks; none without WEBHOOKS_FILE. Throws, listing every problem, on a bad file. */
+export async function loadWebhookEndpoints(config: AppConfig): Promise<readonly WebhookEndpoint[]> {
+  if (!config.WEBHOOKS_FILE) return [];
+  const keys = config.FACILITATOR_API_KEYS_FILE ? (await loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE)).map((key) => key.name) : null;
+  return loadWebhooks(config.WEBHOOKS_FILE, { production: config.NODE_ENV === "production" }, keys);
+}
+
+/** The delivery worker over the store's outbox, with its metrics; null without webhooks. */
+export function startWebhookDelivery(
+  config: AppConfig,
+  endpoints: readonly WebhookEndpoint[],
+  deps: Readonly<{ executor: SqlExecutor; metrics: Metrics; logger: Logger }>,
+): WebhookWorker | null {
+  if (endpoints.length === 0) return null;
+  const { metrics } = deps;
+  const worker = startWebhookWorker({
+    outbox: createSqlWebhookOutbox(deps.executor),
+    send: createWebhookSender(endpoints, { timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+    webhooks: endpoints.map((endpoint) => endpoint.id),
+    logger: deps.logger,
+    clock: systemClock,
+    pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    leaseMs: config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+    onDelivery: (event, outcome) => metrics.increment("x402_webhook_deliveries_total", "Webhook delivery attempts, by event and outcome (delivered, retry, given_up)", { event, outcome }),
+  });
+  metrics.gaugeFrom("x402_webhook_queue_depth", "Webhook events not yet delivered (nor given up), all replicas", [], () => [{ labels: {}, value: worker.backlog()?.undelivered ?? 0 }]);
+  metrics.gaugeFrom("x402_webhook_oldest_undelivered_age_seconds", "Age of the oldest webhook event not yet delivered; 0 when none", [], () => {
+    const oldest = worker.backlog()?.oldestCreatedAt ?? null;
+    return [{ labels: {}, value: oldest === null ? 0 : Math.max(0, (systemClock.now() - oldest.getTime()) / 1000) }];
+  });
+  return worker;
+}
