@@ -45,7 +45,8 @@ import { createFeePayerProtection } from "./fee-payer-protection.ts";
 import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
-import { loadWebhookEndpoints, startWebhookDelivery } from "./webhooks-composition.ts";
+import { startWebhookDelivery } from "./webhooks-composition.ts";
+import { loadConfiguredWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
 import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
 
 export const VERSION: string = pkg.version;
@@ -130,7 +131,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   if (embeddedLedger) for (const address of feePayers.addresses) await embeddedLedger.airdrop(address, DEV_FEE_PAYER_LAMPORTS);
 
   // Signed webhooks (docs/settlement.md#webhooks): the store writes each event with its state change.
-  const webhooks = await loadWebhookEndpoints(config).catch((error: Error) => {
+  const webhooks = await loadConfiguredWebhooks(config).catch((error: Error) => {
     throw configurationError([error.message]);
   });
   const store = instrumentStore(

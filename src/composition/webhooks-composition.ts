@@ -8,21 +8,13 @@ import type { Metrics } from "../application/ports/metrics.ts";
 import { systemClock } from "../application/ports/clock.ts";
 import { type WebhookWorker, startWebhookWorker } from "../application/webhooks/webhook-worker.ts";
 import type { AppConfig } from "../infrastructure/config/app-config.ts";
-import { loadApiKeyHashes } from "../infrastructure/config/policy-files.ts";
 import type { SqlExecutor } from "../infrastructure/store/sql-executor.ts";
 import { createSqlWebhookOutbox } from "../infrastructure/store/sql-webhook-outbox.ts";
 import { createWebhookSender } from "../infrastructure/webhooks/webhook-sender.ts";
-import { type WebhookEndpoint, loadWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
+import type { WebhookEndpoint } from "../infrastructure/webhooks/webhooks-file.ts";
 
 /** Room above the receiver timeout before a claimed event's lease runs out and another replica may send it. */
 const LEASE_MARGIN_MS = 30_000;
-
-/** The configured webhooks; none without WEBHOOKS_FILE. Throws, listing every problem, on a bad file. */
-export async function loadWebhookEndpoints(config: AppConfig): Promise<readonly WebhookEndpoint[]> {
-  if (!config.WEBHOOKS_FILE) return [];
-  const keys = config.FACILITATOR_API_KEYS_FILE ? (await loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE)).map((key) => key.name) : null;
-  return loadWebhooks(config.WEBHOOKS_FILE, { production: config.NODE_ENV === "production" }, keys);
-}
 
 /** The delivery worker over the store's outbox, with its metrics; null without webhooks. */
 export function startWebhookDelivery(
