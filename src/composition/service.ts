@@ -243,7 +243,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   registryIndexGauges(metrics, () => index.health(), systemClock.now);
   signerHealthGauge(metrics, () => feePayers.health());
 
-  const webhookDelivery = config.ROLE === "registry" ? null : startWebhookDelivery(config, webhooks, { executor: store.executor, metrics, logger });
+  const webhookDelivery = startWebhookDelivery(config, config.ROLE === "registry" ? [] : webhooks, { executor: store.executor, metrics, logger });
   // Registry-only pods never settle, so recovery is left to the facilitator pods.
   const reconcile =
     config.ROLE === "registry"

@@ -30,6 +30,33 @@ export const SettlementPaymentIdQuery = t.Object(
 
 const Timestamp = (description: string) => t.Union([t.String({ format: "date-time" }), t.Null()], { description });
 
+const EXAMPLE_VIEW = {
+  transaction: EXAMPLE_SIGNATURE,
+  state: "confirmed",
+  reason: null,
+  network: EXAMPLE_NETWORK,
+  payer: EXAMPLE_PAYER,
+  payTo: EXAMPLE_PAY_TO,
+  asset: EXAMPLE_ASSET,
+  amount: "10000",
+  mode: "standard",
+  paymentId: "order-2026-0042",
+  slot: "361204557",
+  attempts: 1,
+  replayed: false,
+  corrected: false,
+  timestamps: {
+    received: "2026-11-27T01:40:00.120Z",
+    submitted: "2026-11-27T01:40:00.180Z",
+    pending: null,
+    confirmed: "2026-11-27T01:40:00.610Z",
+    failed: null,
+    corrected: null,
+    replayed: null,
+    updated: "2026-11-27T01:40:00.610Z",
+  },
+};
+
 export const SettlementViewModel = t.Object(
   {
     transaction: t.String({ description: "the transaction signature (base58)" }),
@@ -67,38 +94,11 @@ export const SettlementViewModel = t.Object(
     title: "Settlement",
     additionalProperties: false,
     description: "a settlement record as GET /settlements answers it and as webhook events carry it in `data`",
-    examples: [
-      {
-        transaction: EXAMPLE_SIGNATURE,
-        state: "confirmed",
-        reason: null,
-        network: EXAMPLE_NETWORK,
-        payer: EXAMPLE_PAYER,
-        payTo: EXAMPLE_PAY_TO,
-        asset: EXAMPLE_ASSET,
-        amount: "10000",
-        mode: "standard",
-        paymentId: "order-2026-0042",
-        slot: "361204557",
-        attempts: 1,
-        replayed: false,
-        corrected: false,
-        timestamps: {
-          received: "2026-11-27T01:40:00.120Z",
-          submitted: "2026-11-27T01:40:00.180Z",
-          pending: null,
-          confirmed: "2026-11-27T01:40:00.610Z",
-          failed: null,
-          corrected: null,
-          replayed: null,
-          updated: "2026-11-27T01:40:00.610Z",
-        },
-      },
-    ],
+    examples: [EXAMPLE_VIEW],
   },
 );
 
 export const SettlementListModel = t.Object(
   { settlements: t.Array(SettlementViewModel, { description: "one per payer that used this paymentId, newest first" }) },
-  { title: "SettlementList", additionalProperties: false },
+  { title: "SettlementList", additionalProperties: false, examples: [{ settlements: [EXAMPLE_VIEW] }] },
 );
