@@ -70,6 +70,7 @@ const EVENTS = 12;
       webhooks: endpoints.map((e) => e.id),
       logger: silentLogger,
       pollIntervalMs: 20,
+      perWebhookInFlight: 4,
       leaseMs: LEASE_MS,
       retryBaseMs: 50,
     });

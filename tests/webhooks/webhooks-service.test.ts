@@ -9,6 +9,8 @@ import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { parseWebhooks } from "../../src/infrastructure/webhooks/webhooks-file.ts";
+import { silentLogger } from "../../src/application/ports/logger.ts";
+import { reconcileSettlements } from "../../src/application/settlement/reconcile-settlements.ts";
 import { unusedPort } from "../support/ports.ts";
 import { draft } from "../store/settlement-fixtures.ts";
 import { fundedPayment } from "../settlement/support/payments.ts";
@@ -137,5 +139,25 @@ describe("webhooks end to end (PGlite, one replica)", () => {
     expect(text).toMatch(/x402_webhook_deliveries_total\{event="settlement.confirmed",outcome="retry"\} \d+/);
     expect(text).toContain("x402_webhook_queue_depth");
     expect(text).toContain("x402_webhook_oldest_undelivered_age_seconds");
+  });
+
+  test("the reconciler's correction of a failed record sends settlement.corrected after its settlement.failed", async () => {
+    // A real landed transaction recorded a second time, under another key, as failed: the
+    // reconciler's re-check asks the ledger, which says it landed, and corrects the record.
+    const ledger = service.embeddedLedger as LocalLedger;
+    const reply = await postJson(service.facilitatorApp, "/settle", (await fundedPayment(ledger, service.feePayers.addresses[0] as Address)).body);
+    const landed = String(reply.body["transaction"]);
+    const store = service.store.settlements;
+    const copy = draft({ signature: landed, network: service.config.NETWORK, paymentId: null });
+    await store.claim(copy);
+    await store.finish(copy.key, copy.signature, { state: "failed", error: "blockhash expired before the transaction landed" });
+    const report = await reconcileSettlements({ ledger: service.ledger, store, logger: silentLogger, network: service.config.NETWORK, recheckFailedSeconds: 600 });
+    expect(report.corrected).toBe(1);
+
+    const forCopy = () => good.accepted().filter((r) => (r.body["data"] as Record<string, unknown>)["payTo"] === copy.payTo && (r.body["data"] as Record<string, unknown>)["transaction"] === landed);
+    await eventually(() => forCopy().length >= 2, 20_000, "the failed and corrected events of the copy");
+    expect(forCopy().map((r) => r.type)).toEqual(["settlement.failed", "settlement.corrected"]);
+    expect(forCopy()[1]?.body["data"]).toMatchObject({ state: "confirmed", corrected: true });
+    expect(forCopy().every((r) => r.verified)).toBe(true);
   });
 });

@@ -46,7 +46,7 @@ export type WebhookWorker = Readonly<{
 
 export const WEBHOOK_DEFAULTS = Object.freeze({
   pollIntervalMs: 1_000,
-  perWebhookInFlight: 4,
+  perWebhookInFlight: 16,
   retryBaseMs: 5_000,
   retryMaxDelayMs: 3_600_000,
   retryWindowMs: 24 * 3_600_000,
@@ -69,10 +69,15 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ticking: Promise<void> = Promise.resolve();
+  let inTick = false;
+  // A slot freed while a claim was running: claim again as soon as it ends.
+  let again = false;
   let lastBacklog: OutboxBacklog | null = null;
   let backlogReadAt = Number.NEGATIVE_INFINITY;
 
   async function tick(): Promise<void> {
+    inTick = true;
+    again = false;
     let claimed = 0;
     for (const webhook of options.webhooks) {
       const free = o.perWebhookInFlight - (inFlight.get(webhook) ?? 0);
@@ -86,8 +91,19 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       }
     }
     if (clock.now() - backlogReadAt >= o.backlogIntervalMs) await readBacklog();
+    inTick = false;
     // More may be waiting: claim again at once while events keep coming.
-    schedule(claimed > 0 ? 0 : o.pollIntervalMs);
+    schedule(claimed > 0 || again ? 0 : o.pollIntervalMs);
+  }
+
+  /** A delivery ended, so a slot is free: claim now rather than at the next poll. */
+  function wake(): void {
+    if (stopped) return;
+    if (inTick) again = true;
+    else {
+      clearTimeout(timer);
+      schedule(0);
+    }
   }
 
   function track(webhook: string, delivery: Promise<void>): void {
@@ -95,6 +111,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     const done = delivery.finally(() => {
       inFlight.set(webhook, (inFlight.get(webhook) ?? 1) - 1);
       running.delete(done);
+      wake();
     });
     running.add(done);
   }
@@ -106,7 +123,12 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       timestamp: new Date(clock.now()),
       body: JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data: settlementView(event.record) }),
     };
-    const attempt = await options.send(event.webhook, message);
+    // A sender that throws (a bug, not a receiver's failure) is one more failed attempt: the
+    // event is kept and retried, and the worker goes on.
+    const attempt: DeliveryAttempt = await options.send(event.webhook, message).catch((error: unknown) => {
+      log.error("webhook sender failed", { id: event.id, error });
+      return { ok: false, error: "the delivery failed unexpectedly" };
+    });
     try {
       if (attempt.ok) {
         await options.outbox.delivered(event.id);

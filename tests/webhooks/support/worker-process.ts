@@ -23,6 +23,8 @@ startWebhookWorker({
   webhooks: endpoints.map((e) => e.id),
   logger: silentLogger,
   pollIntervalMs: 20,
+  // Four slots each, so the twelve events are split between the two replicas.
+  perWebhookInFlight: 4,
   leaseMs: Number(env("LEASE_MS")),
   retryBaseMs: Number(env("RETRY_BASE_MS")),
 });
