@@ -14,10 +14,12 @@ export const SETTLEMENT_COLUMNS = settlementColumns();
  * SETTLEMENT_COLUMNS qualified by a table alias, for statements that join another relation with
  * columns of the same names (an UPDATE ... FROM unnest(...) AS f(key, ...)).
  */
-export function settlementColumns(alias?: string): string {
+export function settlementColumns(alias?: string, options: Readonly<{ withoutWireTransaction?: boolean }> = {}): string {
   const c = (column: string) => (alias === undefined ? column : `${alias}.${column}`);
   const plain = ["key", "payment_id", "payer", "pay_to", "asset"].map(c);
-  const rest = ["network", "mode", "signature", "wire_transaction"].map(c);
+  // The signed bytes (up to ~1.6 KB of base64) are needed by recovery only, never by a view.
+  const wire = options.withoutWireTransaction === true ? "NULL::text AS wire_transaction" : c("wire_transaction");
+  const rest = [...["network", "mode", "signature"].map(c), wire];
   const after = ["state", "error", "attempts", "created_at", "updated_at", "fee_charge", "api_key", "submitted_at", "pending_at", "finished_at", "corrected_at", "replayed_at", "replays"].map(c);
   return `
   ${plain.join(", ")}, ${c("amount")}::text AS amount, ${rest.join(", ")},

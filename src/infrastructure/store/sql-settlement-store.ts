@@ -91,6 +91,9 @@ const LOOKUP = `
 // SECURITY: the signature condition keeps a late outcome of an earlier attempt from finishing a
 // retry of the same key (which would let a third attempt run while the second may still land).
 // `submitted` is only found in records written by earlier releases.
+/** An event's copy of the record leaves out the signed bytes: webhooks send the view, which has none. */
+const EVENT_RECORD = { withoutWireTransaction: true } as const;
+
 // The slot and the send's acknowledgement ride this statement (status lookups) instead of a write of their own.
 const FINISH_MANY_CHANGE = `
   UPDATE settlements AS s SET state = f.state, error = f.error, updated_at = now(), finished_at = now(),
@@ -101,7 +104,7 @@ const FINISH_MANY_CHANGE = `
 const FINISH_MANY = `${FINISH_MANY_CHANGE} RETURNING s.key`;
 const FINISH_MANY_WITH_EVENTS = withEvents(
   `${FINISH_MANY_CHANGE}
-  RETURNING ${settlementColumns("s")},
+  RETURNING ${settlementColumns("s", EVENT_RECORD)},
             CASE s.state WHEN 'settled' THEN 'settlement.confirmed' ELSE 'settlement.failed' END AS event_type`,
   7,
 );
@@ -150,7 +153,7 @@ const SETTLE_LANDED_CHANGE = `
 const SETTLE_LANDED = `${SETTLE_LANDED_CHANGE} RETURNING previous.state AS previous_state`;
 const SETTLE_LANDED_WITH_EVENTS = withEvents(
   `${SETTLE_LANDED_CHANGE}
-  RETURNING previous.state AS previous_state, ${settlementColumns("s")},
+  RETURNING previous.state AS previous_state, ${settlementColumns("s", EVENT_RECORD)},
             CASE previous.state WHEN 'failed' THEN 'settlement.corrected' ELSE 'settlement.confirmed' END AS event_type`,
   4,
 );
@@ -160,7 +163,7 @@ const MARK_PENDING_CHANGE = `
   UPDATE settlements SET pending_at = now(), submitted_at = coalesce(submitted_at, $3::timestamptz), updated_at = now()
    WHERE key = $1 AND signature = $2 AND state IN ('pending', 'submitted') AND pending_at IS NULL`;
 const MARK_PENDING = `${MARK_PENDING_CHANGE} RETURNING key`;
-const MARK_PENDING_WITH_EVENTS = withEvents(`${MARK_PENDING_CHANGE} RETURNING ${SETTLEMENT_COLUMNS}, 'settlement.pending' AS event_type`, 4);
+const MARK_PENDING_WITH_EVENTS = withEvents(`${MARK_PENDING_CHANGE} RETURNING ${settlementColumns(undefined, EVENT_RECORD)}, 'settlement.pending' AS event_type`, 4);
 
 const MARK_REPLAYED = `
   UPDATE settlements SET replays = replays + 1, replayed_at = coalesce(replayed_at, now())
