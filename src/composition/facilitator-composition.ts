@@ -12,6 +12,7 @@ import { systemClock } from "../application/ports/clock.ts";
 import type { Ledger } from "../application/ports/ledger.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import { type SettlementService, createSettlementService } from "../application/settlement/settle-payment.ts";
+import { createSettlementLookup } from "../application/settlement/settlement-lookup.ts";
 import { type SignerPool, summarizeSignerHealth } from "../application/signer-pool.ts";
 import { USDC_DECIMALS } from "../domain/networks.ts";
 import { parseAllowedDelegateMints } from "../domain/token/mint-policy.ts";
@@ -138,6 +139,7 @@ export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
       return result;
     },
     settlement: settlement && instrumentSettlement(settlement, metrics),
+    settlementLookup: createSettlementLookup({ store: store.settlements, network: config.NETWORK }),
     metrics,
     enterLogContext,
     apiKeys: protection.apiKeys,

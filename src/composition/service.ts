@@ -46,6 +46,8 @@ import { createFeePayerProtection } from "./fee-payer-protection.ts";
 import { createRegistration } from "./registration-composition.ts";
 import { createAuth } from "./auth-composition.ts";
 import { windowCounterFactory } from "./window-counters-composition.ts";
+import { startWebhookDelivery } from "./webhooks-composition.ts";
+import { type WebhookEndpoint, loadConfiguredWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
 import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
 import { createAgentPayments } from "../application/registry/agent-payments.ts";
 import { createSqlPaymentStats } from "../infrastructure/store/sql-payment-stats.ts";
@@ -96,7 +98,12 @@ export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 export async function buildService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
   // Opened first and awaited where it is needed: PGlite compiles its WebAssembly on the engine's
   // threads (and PostgreSQL connects) while the ledger, the sample agents and the signers are set up.
+  // Signed webhooks (docs/settlement.md#webhooks): the store writes each event with its state change.
+  const webhooks = await loadConfiguredWebhooks(config).catch((error: Error) => {
+    throw configurationError([error.message]);
+  });
   const opening = openStore({
+    webhooks,
     dataDir: config.DATA_DIR,
     maxConnections: config.DATABASE_POOL_MAX,
     migrate: config.MIGRATE_ON_BOOT,
@@ -106,7 +113,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   // Its failure is reported where it is awaited; until then it is not an unhandled rejection.
   opening.catch(() => undefined);
   try {
-    return await composeService(config, env, logger, adapters, opening);
+    return await composeService(config, env, logger, adapters, opening, webhooks);
   } catch (error) {
     // A boot that fails leaves the store closed (a PGlite directory stays locked while it is open),
     // so the same process can boot again on the same DATA_DIR once the setting is fixed.
@@ -115,7 +122,14 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
   }
 }
 
-async function composeService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters, opening: Promise<OpenedStore>): Promise<Service> {
+async function composeService(
+  config: AppConfig,
+  env: Env,
+  logger: Logger,
+  adapters: ServiceAdapters,
+  opening: Promise<OpenedStore>,
+  webhooks: readonly WebhookEndpoint[],
+): Promise<Service> {
   // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
   const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
@@ -260,6 +274,7 @@ async function composeService(config: AppConfig, env: Env, logger: Logger, adapt
   registryIndexGauges(metrics, () => index.health(), systemClock.now);
   signerHealthGauge(metrics, () => feePayers.health());
 
+  const webhookDelivery = startWebhookDelivery(config, config.ROLE === "registry" ? [] : webhooks, { executor: store.executor, metrics, logger });
   // Registry-only pods never settle, so recovery is left to the facilitator pods.
   const reconcile =
     config.ROLE === "registry"
@@ -294,6 +309,7 @@ async function composeService(config: AppConfig, env: Env, logger: Logger, adapt
       reconcile.stop();
       discovery?.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
+      await webhookDelivery?.stop();
       await feePayers.close();
       await registration.close();
       await counters.close();

@@ -10,9 +10,11 @@ import { type FacilitatorVerifyDeps, facilitatorVerifyRoutes } from "./facilitat
 import { healthRoutes } from "./health-routes.ts";
 import { type ApiKeyHashes, apiKeyGuard, createApiKeyCallers } from "./facilitator/api-key-guard.ts";
 import { type DiscoveryRoutesDeps, discoveryRoutes } from "./facilitator/discovery-routes.ts";
+import { type SettlementStatusDeps, settlementStatusRoutes } from "./facilitator/settlement-status-routes.ts";
 
 export type FacilitatorAppDeps = FacilitatorVerifyDeps &
   FacilitatorSettleDeps &
+  SettlementStatusDeps &
   ObservabilityDeps &
   Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null; apiKeysRequired?: boolean }> &
   /** The Bazaar catalogue (DISCOVERY_ENABLED); its routes are absent without it. */
@@ -36,6 +38,7 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: Operatio
     .use(facilitatorVerifyRoutes(deps))
     .use(facilitatorSettleRoutes({ ...deps, apiKeyCallers }))
     .use(deps.discovery ? discoveryRoutes(deps.discovery) : new Elysia())
+    .use(settlementStatusRoutes({ ...deps, apiKeysConfigured: (deps.apiKeys?.length ?? 0) > 0 }, apiKeyCallers))
     .use(
       apiDocs({
         enabled: surface !== "omit",
@@ -45,13 +48,14 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: Operatio
         description:
           "Verifies and settles x402 payments on Solana (protocol v2; the v1 form is accepted as input). " +
           "Payment problems are answered 200 with a stable reason code; errors have the shape {statusCode, message, error}. " +
-          "When the operator sets FACILITATOR_API_KEYS_FILE, /verify and /settle need `Authorization: Bearer <key>`.",
+          "When the operator sets FACILITATOR_API_KEYS_FILE, /verify, /settle and /settlements need `Authorization: Bearer <key>`.",
         tags: [
           { name: "payments", description: "verification and settlement" },
           { name: "discovery", description: "x402 Bazaar: resources declared in payments settled here, joined to the agent registry" },
+          { name: "settlements", description: "settlement status lookups (and the record webhook events carry)" },
         ],
         securitySchemes: {
-          apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify and /settle when configured" },
+          apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify, /settle and /settlements when configured" },
         },
       }),
     );

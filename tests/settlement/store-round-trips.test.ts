@@ -87,7 +87,7 @@ describe("store round trips a settlement waits for (PGlite, fee budget in the sa
     expect(roundTrips(log)).toEqual([["SELECT settlements"], ["INSERT fee_budget_windows"], ["INSERT settlements"], ["UPDATE settlements"]]);
   });
 
-  test("a replay: the lookup alone; nothing charged, nothing signed", async () => {
+  test("a replay: the lookup, then the replay mark GET /settlements reports (`replayed`); nothing charged, nothing signed", async () => {
     const payment = await fundedPayment(rig.ledger, rig.feePayer);
     expect((await postJson(rig.app, "/settle", payment.body)).body["success"]).toBe(true);
     const signatures = rig.signatures();
@@ -97,7 +97,7 @@ describe("store round trips a settlement waits for (PGlite, fee budget in the sa
 
     expect(replay.body["success"]).toBe(true);
     expect(rig.signatures()).toBe(signatures);
-    expect(roundTrips(log)).toEqual([["SELECT settlements"]]);
+    expect(roundTrips(log)).toEqual([["SELECT settlements"], ["UPDATE settlements"]]);
   });
 
   test("a payment the ledger would refuse: the lookup, then the payer's attempt charge alone; nothing signed", async () => {

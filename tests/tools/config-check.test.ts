@@ -2,7 +2,7 @@
 // only the environment given, one line per check and the exit code as the verdict. Real PGlite,
 // and real PostgreSQL and Redis when they are there (skipped with the reason otherwise).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getBase58Decoder } from "@solana/kit";
@@ -84,6 +84,21 @@ describe("config:check (real child process)", () => {
     expect(production.code).toBe(1);
     expect(production.lines).toContain("FAIL production guard: FACILITATOR_API_KEY_FILE: not a setting; did you mean FACILITATOR_API_KEYS_FILE? (the service ignores FACILITATOR_API_KEY_FILE)");
     for (const run of [development, production]) expect(run.output).not.toContain("never-printed");
+  });
+
+  test("WEBHOOKS_FILE is read by the service's own loader: every problem named by entry and field, never the secret", async () => {
+    const dir = dataDir();
+    const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+    writeFileSync(join(dir, "good.json"), JSON.stringify([{ url: "https://shop.example.com/hooks", secret, events: ["settlement.confirmed"] }]));
+    writeFileSync(join(dir, "bad.json"), JSON.stringify([{ url: "https://10.1.2.3/hooks", secret, events: ["settlement.done"] }]));
+    const good = await configCheck({ DATA_DIR: dir, WEBHOOKS_FILE: join(dir, "good.json") });
+    expect(good.lines).toContain("ok   WEBHOOKS_FILE: 1 webhook(s)");
+    const bad = await configCheck({ DATA_DIR: dir, WEBHOOKS_FILE: join(dir, "bad.json") });
+    expect(bad.code).toBe(1);
+    const line = bad.lines.find((l) => l.startsWith("FAIL WEBHOOKS_FILE"));
+    expect(line).toContain("entry 1: url is not a public internet address");
+    expect(line).toContain("entry 1: events must be a non-empty array of");
+    expect(bad.output).not.toContain(secret.slice(6));
   });
 
   test("NODE_ENV=Production is a failed setting naming the three values", async () => {

@@ -34,6 +34,11 @@ export type SettlementDraft = PaymentTerms &
      * transaction never lands; null or absent when nothing was charged (records, unit tests).
      */
     feeCharge?: FeeReservation | null;
+    /**
+     * The name of the API key that submitted this payment (FACILITATOR_API_KEYS_FILE), never the
+     * key; null or absent without one. Status lookups and webhooks are scoped by it.
+     */
+    apiKey?: string | null;
   }>;
 
 /**
@@ -50,7 +55,23 @@ export type SettlementRecord = SettlementDraft &
     attempts: number;
     createdAt: Date;
     updatedAt: Date;
+    /** The slot the transaction landed in, when a confirmation reported it. */
+    slot: bigint | null;
+    /** When this attempt's send was acknowledged by the ledger (recorded with the next write). */
+    submittedAt: Date | null;
+    /** When a settle answered `settlement_pending` (past SETTLE_CONFIRM_DEADLINE_MS). */
+    pendingAt: Date | null;
+    /** When the record became final (settled or failed); null for records from before it was kept. */
+    finishedAt: Date | null;
+    /** When the ledger corrected a `failed` record to settled. */
+    correctedAt: Date | null;
+    /** When the settled payment was first presented again (an idempotent replay or a refused duplicate). */
+    replayedAt: Date | null;
+    replays: number;
   }>;
+
+/** What a finish may add: the slot the ledger reported and when the send was acknowledged. */
+export type FinishDetail = Readonly<{ slot?: bigint | null; submittedAt?: Date | null }>;
 
 export type ClaimResult =
   | Readonly<{ outcome: "claimed"; record: SettlementRecord }>
@@ -104,7 +125,24 @@ export type SettlementStore = Readonly<{
    * signature names the attempt, because a retry of a failed record replaces it, so a late write
    * about an earlier attempt (a slow reconciler, a stale request) can never touch the new one.
    */
-  finish(key: string, signature: string, outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>): Promise<boolean>;
+  finish(
+    key: string,
+    signature: string,
+    outcome: Readonly<{ state: "settled" } | { state: "failed"; error: string }>,
+    detail?: FinishDetail,
+  ): Promise<boolean>;
+  /**
+   * A settle answered `settlement_pending` for this open attempt: the record keeps when (and when
+   * its send was acknowledged), and a `settlement.pending` event is written with it. False,
+   * changing nothing, when the record is already final or holds another attempt.
+   */
+  markPending(key: string, signature: string, submittedAt: Date | null): Promise<boolean>;
+  /** The settled payment with this transaction signature was presented again: counted for status lookups. */
+  markReplayed(network: string, signature: string): Promise<void>;
+  /** The latest record of `network` whose transaction signature is this one (GET /settlements/{transaction}). */
+  findBySignature(network: string, signature: string): Promise<SettlementRecord | null>;
+  /** Records of `network` holding this paymentId, any payer (it is unique per payer), newest first, at most `limit`. */
+  findAllByPaymentId(network: string, paymentId: string, limit: number): Promise<readonly SettlementRecord[]>;
   get(key: string): Promise<SettlementRecord | null>;
   /**
    * What a claim of this key and paymentId would meet: the record holding the key, else the one
@@ -119,7 +157,7 @@ export type SettlementStore = Readonly<{
    * state it left (`failed` means a final record was corrected), or null, changing nothing, when
    * it is already settled or holds another attempt. Only a ledger confirmation may call this.
    */
-  settleLanded(key: string, signature: string): Promise<SettlementState | null>;
+  settleLanded(key: string, signature: string, slot?: bigint | null): Promise<SettlementState | null>;
   /** Records of `network` still open (pending, or legacy submitted), oldest first, for recovery. */
   listUnresolved(network: string, limit: number): Promise<readonly SettlementRecord[]>;
   /**

@@ -90,8 +90,8 @@ export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolic
 
   /** The outcome a status decides, or null while it is only `processed`. */
   function decided(status: SignatureStatus): ConfirmationOutcome | null {
-    if (status.err !== null) return { kind: "failed", error: status.err };
-    return status.confirmationStatus === "processed" ? null : { kind: "confirmed" };
+    if (status.err !== null) return { kind: "failed", error: status.err, slot: status.slot };
+    return status.confirmationStatus === "processed" ? null : { kind: "confirmed", slot: status.slot };
   }
 
   async function pollOnce(batch: readonly Waiter[], full: boolean): Promise<void> {

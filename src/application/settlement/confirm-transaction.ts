@@ -17,9 +17,9 @@ export type ConfirmationPolicy = Readonly<{
 export const DEFAULT_CONFIRMATION_POLICY: ConfirmationPolicy = Object.freeze({ pollIntervalMs: 100, maxWaitMs: 90_000 });
 
 export type ConfirmationOutcome =
-  | Readonly<{ kind: "confirmed" }>
+  | Readonly<{ kind: "confirmed"; slot?: bigint }>
   /** The transaction landed and failed on-chain (the fee was still charged). */
-  | Readonly<{ kind: "failed"; error: string }>
+  | Readonly<{ kind: "failed"; error: string; slot?: bigint }>
   /** The blockhash expired and the signature is unknown: it can never land. */
   | Readonly<{ kind: "expired" }>
   /** The ledger could not be asked long enough to know; the record stays unresolved. */
@@ -43,8 +43,8 @@ export async function confirmTransaction(
     try {
       const [status] = await ledger.getSignatureStatuses([signature]);
       if (status) {
-        if (status.err !== null) return { kind: "failed", error: status.err };
-        if (status.confirmationStatus !== "processed") return { kind: "confirmed" };
+        if (status.err !== null) return { kind: "failed", error: status.err, slot: status.slot };
+        if (status.confirmationStatus !== "processed") return { kind: "confirmed", slot: status.slot };
       } else if ((await ledger.getBlockHeight()) > lastValidBlockHeight) {
         // One last look: it may have landed in the final valid block.
         const [late] = await ledger.getSignatureStatuses([signature]);

@@ -88,12 +88,12 @@ export async function reconcileSettlements(deps: ReconcileDeps, batchSize = 100)
 async function finishOpen(deps: ReconcileDeps, record: SettlementRecord, status: SignatureStatus | null, height: bigint): Promise<Outcome> {
   const fate = ledgerFateOf(status);
   if (fate === "landed") {
-    if (await deps.store.finish(record.key, record.signature, { state: "settled" })) return "settled";
+    if (await deps.store.finish(record.key, record.signature, { state: "settled" }, { slot: status?.slot ?? null })) return "settled";
     // Final since it was read (failed by a request that gave up, say): the ledger still decides.
-    return (await settleLanded(deps.store, recordLog(deps, record), record.key, record.signature)) === "failed" ? "corrected" : "settled";
+    return (await settleLanded(deps.store, recordLog(deps, record), record.key, record.signature, status?.slot ?? null)) === "failed" ? "corrected" : "settled";
   }
   if (fate === "failed-on-chain") {
-    await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status?.err}` });
+    await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status?.err}` }, { slot: status?.slot ?? null });
     return "failed";
   }
   if (!status && isExpired(record, height)) {
@@ -110,7 +110,8 @@ async function finishOpen(deps: ReconcileDeps, record: SettlementRecord, status:
 async function recheckFailed(deps: ReconcileDeps, record: SettlementRecord, status: SignatureStatus | null): Promise<Outcome> {
   const comparison = compareWithLedger(record, status);
   if (comparison.verdict !== "disagree" || comparison.kind !== "failed-but-landed") return "unchanged";
-  return (await settleLanded(deps.store, recordLog(deps, record), record.key, record.signature)) === "failed" ? "corrected" : "unchanged";
+  // The store writes the `settlement.corrected` webhook event with the correction (same statement).
+  return (await settleLanded(deps.store, recordLog(deps, record), record.key, record.signature, status?.slot ?? null)) === "failed" ? "corrected" : "unchanged";
 }
 
 function recordLog(deps: ReconcileDeps, record: SettlementRecord): Logger {

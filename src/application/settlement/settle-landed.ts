@@ -9,8 +9,8 @@ import type { SettlementState, SettlementStore } from "../ports/settlement-store
  * was already settled or holds another attempt (logged: that attempt's outcome is still open).
  * `log` already names the record's key and signature.
  */
-export async function settleLanded(store: SettlementStore, log: Logger, key: string, signature: string): Promise<SettlementState | null> {
-  const left = await store.settleLanded(key, signature);
+export async function settleLanded(store: SettlementStore, log: Logger, key: string, signature: string, slot: bigint | null = null): Promise<SettlementState | null> {
+  const left = await store.settleLanded(key, signature, slot);
   if (left === "failed") {
     log.warn("settlement record corrected: the ledger confirmed a transaction recorded as failed", { from: left, to: "settled" });
     return left;

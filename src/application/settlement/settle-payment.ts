@@ -15,8 +15,12 @@ import { LEDGER_UNAVAILABLE } from "./settle-response.ts";
 
 const ANONYMOUS: SettleContext = Object.freeze({ caller: "anonymous" });
 
-/** Who is asking: an API-key caller may spend the fee payer's reserved budget share (FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT). */
-export type SettleContext = Readonly<{ caller: CallerKind }>;
+/**
+ * Who is asking: an API-key caller may spend the fee payer's reserved budget share
+ * (FEE_BUDGET_RESERVED_FOR_API_KEYS_PERCENT); `apiKey` (the key's name) is recorded with the
+ * settlement, which status lookups and webhooks are scoped by.
+ */
+export type SettleContext = Readonly<{ caller: CallerKind; apiKey?: string | null }>;
 
 export type SettlementService = Readonly<{
   settle(request: PaymentRequest, context?: SettleContext): Promise<SettleResponse>;
@@ -63,10 +67,21 @@ export function createSettlementService(
   const answer = deps.duplicates === "reject" ? refuseDuplicate : (response: SettleResponse) => response;
 
   async function settle(request: PaymentRequest, context: SettleContext = ANONYMOUS): Promise<SettleResponse> {
-    return answer(await settleOnce(request, context.caller));
+    const response = await settleOnce(request, context.caller, context.apiKey ?? null);
+    if (response.success && response.extensions?.["replayed"] === true) await markReplayed(response.transaction);
+    return answer(response);
   }
 
-  async function settleOnce(request: PaymentRequest, caller: CallerKind): Promise<SettleResponse> {
+  /** Status lookups say whether a settled payment was presented again; losing the mark to a store hiccup changes no answer. */
+  async function markReplayed(signature: string): Promise<void> {
+    try {
+      await deps.store.markReplayed(deps.network, signature);
+    } catch (error) {
+      deps.logger.warn("replay not recorded", { signature, error });
+    }
+  }
+
+  async function settleOnce(request: PaymentRequest, caller: CallerKind, apiKey: string | null): Promise<SettleResponse> {
     const replay = await settledReplay(request);
     if (replay) return replay;
     const verified = await verifyOrUnavailable(request);
@@ -80,7 +95,7 @@ export function createSettlementService(
     }
     // Registered before the first await below: a duplicate arriving while the store lookup is
     // in flight must join this execution, not co-sign (a KMS/HSM call) and claim on its own.
-    const execution = settleCandidate(candidate, caller).finally(() => running.delete(candidate.key));
+    const execution = settleCandidate(candidate, caller, apiKey).finally(() => running.delete(candidate.key));
     running.set(candidate.key, { paymentId: candidate.paymentId, execution });
     return execution;
   }
@@ -97,8 +112,8 @@ export function createSettlementService(
   }
 
   /** Each path starts with the idempotency check: the record holding this key or paymentId. */
-  function settleCandidate(candidate: SettlementCandidate, caller: CallerKind): Promise<SettleResponse> {
-    return candidate.kind === "record" ? recordSettlement(steps, candidate) : settleTransaction(steps, candidate, caller);
+  function settleCandidate(candidate: SettlementCandidate, caller: CallerKind, apiKey: string | null): Promise<SettleResponse> {
+    return candidate.kind === "record" ? recordSettlement(steps, candidate, apiKey) : settleTransaction(steps, candidate, caller, apiKey);
   }
 
   async function settledReplay(request: PaymentRequest): Promise<SettleResponse | null> {

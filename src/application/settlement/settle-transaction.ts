@@ -1,7 +1,7 @@
 import { type Signature, type SignatureBytes, type Transaction, getBase58Decoder, getBase64Decoder, getTransactionEncoder } from "@solana/kit";
 import { isCoded } from "../../domain/coded-error.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
-import { nowOf } from "../ports/clock.ts";
+import { nowOf, systemClock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { BudgetedClaimResult, PaymentTerms, SettlementDraft } from "../ports/settlement-store.ts";
 import { admitSettlement } from "./admit-settlement.ts";
@@ -19,10 +19,15 @@ import { submitTransaction } from "./submit-transaction.ts";
  * persist. The claim is made with our signature already known, so a crash at any later point
  * leaves a record that recovery can finish from the ledger alone.
  */
-export async function settleTransaction(deps: SettleTransactionDeps, candidate: TransactionCandidate, caller: CallerKind = "anonymous"): Promise<SettleResponse> {
+export async function settleTransaction(
+  deps: SettleTransactionDeps,
+  candidate: TransactionCandidate,
+  caller: CallerKind = "anonymous",
+  apiKey: string | null = null,
+): Promise<SettleResponse> {
   const admitted = await admitSettlement(deps, candidate, caller);
   if (admitted.kind === "answered") return admitted.response;
-  return signClaimAndSubmit(deps, candidate, admitted.lastValidBlockHeight, admitted.reservation);
+  return signClaimAndSubmit(deps, candidate, admitted.lastValidBlockHeight, admitted.reservation, apiKey);
 }
 
 /** Gives the fee back when nothing landed; a store hiccup here only leaves the budget conservative. */
@@ -40,11 +45,12 @@ async function signClaimAndSubmit(
   candidate: TransactionCandidate,
   lastValidBlockHeight: bigint,
   reservation: FeeReservation | null,
+  apiKey: string | null,
 ): Promise<SettleResponse> {
   const { ledger, store, network } = deps;
   let claimed: SignedClaim;
   try {
-    claimed = await signAndClaim(deps, candidate, lastValidBlockHeight, reservation);
+    claimed = await signAndClaim(deps, candidate, lastValidBlockHeight, reservation, apiKey);
   } catch (error) {
     // The claim may have committed before the connection broke: nothing was sent by this request,
     // but recovery will send the stored bytes if it did. The fee stays charged for that case.
@@ -92,8 +98,10 @@ async function signClaimAndSubmit(
     return settleFailure(network, "SETTLEMENT_FAILED", submission.error, candidate.payer);
   }
 
+  // Kept with the record's next write (its finish, or the pending mark) for status lookups.
+  const submittedAt = new Date((deps.clock ?? systemClock).now());
   const confirmation = deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock));
-  const finishing = confirmation.then((outcome) => finishConfirmation(deps, candidate, signature, reservation, log, outcome));
+  const finishing = confirmation.then((outcome) => finishConfirmation(deps, candidate, signature, reservation, log, outcome, submittedAt));
   if (deps.confirmDeadlineMs === undefined) return finishing;
   // SETTLE_CONFIRM_DEADLINE_MS: past it the client is told the settlement is pending, with the
   // broadcast signature (the stock x402 packages retry once on `settlement_pending`); confirmation
@@ -107,6 +115,8 @@ async function signClaimAndSubmit(
   if (answered !== PAST_DEADLINE) return answered;
   finishing.catch((error: unknown) => log.error("settlement finish failed after its answer; recovery will complete it", { error }));
   log.info("settlement pending past the confirmation deadline", { deadlineMs: deps.confirmDeadlineMs });
+  // Status lookups and the `settlement.pending` webhook event; a store failure only loses the mark.
+  await persistQuietly(log, async () => void (await store.markPending(candidate.key, signature, submittedAt)));
   return settlementPending(network, signature, candidate.payer);
 }
 
@@ -120,13 +130,15 @@ async function finishConfirmation(
   reservation: FeeReservation | null,
   log: Logger,
   outcome: ConfirmationOutcome,
+  submittedAt: Date,
 ): Promise<SettleResponse> {
   const { store, network } = deps;
   switch (outcome.kind) {
     case "confirmed":
       await persistQuietly(log, async () => {
+        const slot = outcome.slot ?? null;
         // Already final (failed meanwhile, say): the ledger is the truth, so the record is corrected.
-        if (!(await store.finish(candidate.key, signature, { state: "settled" }))) await settleLanded(store, log, candidate.key, signature);
+        if (!(await store.finish(candidate.key, signature, { state: "settled" }, { slot, submittedAt }))) await settleLanded(store, log, candidate.key, signature, slot);
       });
       deps.onFeeSpent?.("settled", candidate.feePayer, candidate.feeLamports);
       log.info("settled", { payer: candidate.payer, amount: candidate.amount });
@@ -143,7 +155,8 @@ async function finishConfirmation(
       if (outcome.kind === "failed") deps.onFeeSpent?.("failed", candidate.feePayer, candidate.feeLamports);
       else await giveBack(deps, reservation);
       const error = outcome.kind === "failed" ? `transaction failed on-chain: ${outcome.error}` : "blockhash expired before the transaction was confirmed";
-      await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error })));
+      const slot = outcome.kind === "failed" ? (outcome.slot ?? null) : null;
+      await persistQuietly(log, async () => void (await store.finish(candidate.key, signature, { state: "failed", error }, { slot, submittedAt })));
       return settleFailure(network, "SETTLEMENT_FAILED", error, candidate.payer);
     }
     case "unknown":
@@ -166,6 +179,7 @@ async function signAndClaim(
   candidate: TransactionCandidate,
   lastValidBlockHeight: bigint,
   feeCharge: FeeReservation | null,
+  apiKey: string | null,
 ): Promise<SignedClaim> {
   const signatureBytes = await deps.sign(candidate.feePayer, new Uint8Array(candidate.transaction.messageBytes));
   const signed: Transaction = {
@@ -174,7 +188,7 @@ async function signAndClaim(
   };
   const wire = new Uint8Array(getTransactionEncoder().encode(signed));
   const signature = getBase58Decoder().decode(signatureBytes) as Signature;
-  const draft = { ...draftOf(candidate, deps.network, { signature, wireTransaction: getBase64Decoder().decode(wire), lastValidBlockHeight }), feeCharge };
+  const draft = { ...draftOf(candidate, deps.network, { signature, wireTransaction: getBase64Decoder().decode(wire), lastValidBlockHeight }), feeCharge, apiKey };
   const claim = candidate.budget ? await deps.store.claimWithinBudget(draft, candidate.budget) : await deps.store.claim(draft);
   return { claim, wire, signature };
 }

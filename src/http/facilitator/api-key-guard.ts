@@ -4,13 +4,20 @@ import { HttpError } from "../http-error.ts";
 /** Name and SHA-256 (lowercase hex) of each accepted key. */
 export type ApiKeyHashes = readonly Readonly<{ name: string; sha256: string }>[];
 
-/** The requests that presented a valid API key, for the settle route to tell the fee budget. */
-export type ApiKeyCallers = Readonly<{ mark(request: Request): void; hasKey(request: Request): boolean }>;
+/**
+ * The requests that presented a valid API key and the key's name: the settle route tells the fee
+ * budget and records the key with the settlement; status lookups are scoped by it.
+ */
+export type ApiKeyCallers = Readonly<{ mark(request: Request, name: string): void; hasKey(request: Request): boolean; keyOf(request: Request): string | null }>;
 
 export function createApiKeyCallers(): ApiKeyCallers {
   // Weak: a request's mark goes with it.
-  const marked = new WeakSet<Request>();
-  return Object.freeze({ mark: (request: Request) => void marked.add(request), hasKey: (request: Request) => marked.has(request) });
+  const marked = new WeakMap<Request, string>();
+  return Object.freeze({
+    mark: (request: Request, name: string) => void marked.set(request, name),
+    hasKey: (request: Request) => marked.has(request),
+    keyOf: (request: Request) => marked.get(request) ?? null,
+  });
 }
 
 export type ApiKeyGuardOptions = Readonly<{
@@ -23,7 +30,7 @@ export type ApiKeyGuardOptions = Readonly<{
   callers?: ApiKeyCallers;
 }>;
 
-const PROTECTED_PATHS: ReadonlySet<string> = new Set(["/verify", "/settle"]);
+const PROTECTED_PATHS: ReadonlySet<string> = new Set(["/verify", "/settle", "/settlements", "/settlements/:transaction"]);
 
 /**
  * SECURITY: opt-in API keys (FACILITATOR_API_KEYS_FILE) for operators whose resource servers are
@@ -47,10 +54,12 @@ export function apiKeyGuard(keys: ApiKeyHashes | null, options: ApiKeyGuardOptio
     const presented = bearerToken(header);
     if (presented === null) throw new HttpError(401, "this facilitator requires an API key: Authorization: Bearer <key>");
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(presented)));
-    let matched = false;
-    for (const candidate of digests) matched = constantTimeEqual(candidate, digest) || matched;
-    if (!matched) throw new HttpError(401, "the API key is not valid");
-    options.callers?.mark(request);
+    let matched: string | null = null;
+    digests.forEach((candidate, index) => {
+      if (constantTimeEqual(candidate, digest)) matched = keys[index]?.name ?? null;
+    });
+    if (matched === null) throw new HttpError(401, "the API key is not valid");
+    options.callers?.mark(request, matched);
   });
 }
 

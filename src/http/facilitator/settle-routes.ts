@@ -23,7 +23,8 @@ export function facilitatorSettleRoutes(deps: FacilitatorSettleDeps) {
     async ({ body, request: httpRequest }) => {
       const request = toPaymentRequest(body);
       if (!deps.settlement) throw new HttpError(500, "facilitator keypair is not configured for settlement");
-      const result = await deps.settlement.settle(request, { caller: deps.apiKeyCallers?.hasKey(httpRequest) ? "api-key" : "anonymous" });
+      const apiKey = deps.apiKeyCallers?.keyOf(httpRequest) ?? null;
+      const result = await deps.settlement.settle(request, { caller: apiKey === null ? "anonymous" : "api-key", apiKey });
       deps.observePayment?.({ kind: "settle", body, ok: result.success });
       return result;
     },

@@ -71,6 +71,14 @@ export const AppConfigSchema = Type.Object({
   PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
   PAYTO_ALLOWLIST_FILE: Type.Optional(Type.String({ minLength: 1 })),
   FACILITATOR_API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** Signed settlement webhooks (docs/settlement.md#webhooks): a JSON array of {url, secret, events, apiKey?}. */
+  WEBHOOKS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** How long one webhook delivery waits for the receiver's answer before it is retried later. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  /** The first retry delay of a failed delivery; each further one doubles (up to an hour), for 24 hours. */
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 5_000 }),
+  /** How often an idle delivery worker looks for new events. */
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1_000 }),
   /** With an API keys file: false admits callers without a key as anonymous (they spend only the unreserved fee budget). */
   FACILITATOR_API_KEYS_REQUIRED: Type.Boolean({ default: true }),
   /** Share of each fee payer's budget that only API-key callers may spend, in percent. */

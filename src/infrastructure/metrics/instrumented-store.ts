@@ -19,7 +19,7 @@ export function instrumentStore(store: OpenedStore, metrics: Metrics): OpenedSto
   return Object.freeze({
     ...store,
     executor,
-    settlements: countCorrections(createSqlSettlementStore(executor), metrics),
+    settlements: countCorrections(createSqlSettlementStore(executor, store.settlementOptions), metrics),
     ping: async () => void (await executor.query("SELECT 1")),
   });
 }

@@ -43,8 +43,8 @@ export function countCorrections(store: SettlementStore, metrics: Metrics): Sett
   metrics.increment(SETTLEMENT_CORRECTIONS, CORRECTIONS_HELP, { from: "failed", to: "settled" }, 0);
   return Object.freeze({
     ...store,
-    async settleLanded(key: string, signature: string) {
-      const left = await store.settleLanded(key, signature);
+    async settleLanded(key: string, signature: string, slot?: bigint | null) {
+      const left = await store.settleLanded(key, signature, slot);
       if (left === "failed") metrics.increment(SETTLEMENT_CORRECTIONS, CORRECTIONS_HELP, { from: left, to: "settled" });
       return left;
     },

@@ -136,6 +136,57 @@ CREATE TABLE registry_index_state (
 `;
 
 /**
+ * What GET /settlements answers (docs/settlement.md#status-lookups): which API key submitted a
+ * record (its name, never the key; null without one), the slot it landed in, when each transition
+ * happened and whether the payment was presented again after it settled. Written by the statements
+ * that already change the record (claim, finish, settle-landed), so no settlement pays a new round
+ * trip; the pending mark and the replay mark are written only when those happen. A lookup by
+ * paymentId alone (any payer) gets its own index: the per-payer unique index leads with the payer.
+ */
+const ADD_SETTLEMENT_STATUS = `
+ALTER TABLE settlements
+  ADD COLUMN api_key      text,
+  ADD COLUMN slot         bigint CHECK (slot >= 0),
+  ADD COLUMN submitted_at timestamptz,
+  ADD COLUMN pending_at   timestamptz,
+  ADD COLUMN finished_at  timestamptz,
+  ADD COLUMN corrected_at timestamptz,
+  ADD COLUMN replayed_at  timestamptz,
+  ADD COLUMN replays      integer NOT NULL DEFAULT 0 CHECK (replays >= 0);
+CREATE INDEX settlements_payment_id_idx ON settlements (payment_id) WHERE payment_id IS NOT NULL;
+`;
+
+/**
+ * The webhook outbox (docs/settlement.md#webhooks): one row per event and subscribed webhook,
+ * inserted by the very statement that changes the record, so an event exists exactly when its
+ * change committed. `record` is the record as that statement left it (JSON of the settlement
+ * columns), so a retry sends the same body. Delivery leases a row by moving next_attempt_at past
+ * the lease: a replica that dies mid-delivery leaves a row the others take up once the lease ends,
+ * under the same id (the webhook-id).
+ */
+const CREATE_WEBHOOK_OUTBOX = `
+CREATE TABLE webhook_outbox (
+  id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  webhook         text NOT NULL,
+  settlement_key  text NOT NULL,
+  event_type      text NOT NULL,
+  record          text NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  attempts        integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  last_error      text,
+  delivered_at    timestamptz,
+  given_up_at     timestamptz
+);
+-- The worker's scan: undelivered rows only, in id order.
+CREATE INDEX webhook_outbox_due_idx ON webhook_outbox (webhook, next_attempt_at, id)
+  WHERE delivered_at IS NULL AND given_up_at IS NULL;
+-- Order per settlement: is an earlier event of this settlement still undelivered to this webhook?
+CREATE INDEX webhook_outbox_order_idx ON webhook_outbox (webhook, settlement_key, id)
+  WHERE delivered_at IS NULL AND given_up_at IS NULL;
+`;
+
+/**
  * The Bazaar discovery catalogue (docs/discovery.md): one row per declared resource and payTo,
  * written only after a settlement through this facilitator, shared by replicas. `declaration`
  * is the JSON the list answers (bounded in size before it is written); `expires_at` drops entries
@@ -175,7 +226,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 8, name: "settlements_by_network", sql: INDEX_SETTLEMENTS_BY_NETWORK }),
   // 8 is taken by another branch (settlements_by_network); 9 keeps both mergeable in any order.
   Object.freeze({ version: 9, name: "registry_accounts", sql: CREATE_REGISTRY_ACCOUNTS }),
-  // 10 and 11 are assigned to other branches; 12 keeps them mergeable in any order.
+  Object.freeze({ version: 10, name: "settlement_status", sql: ADD_SETTLEMENT_STATUS }),
+  Object.freeze({ version: 11, name: "webhook_outbox", sql: CREATE_WEBHOOK_OUTBOX }),
   Object.freeze({ version: 12, name: "discovery_resources", sql: CREATE_DISCOVERY_RESOURCES }),
 ]);
 

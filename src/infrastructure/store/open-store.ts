@@ -6,7 +6,7 @@ import { describeDatabaseUrl } from "../logging/redact.ts";
 import { applyMigrations, readSchemaState, readSchemaVersion, SchemaBehindError } from "./migrate.ts";
 import { DEFAULT_PGLITE_TEMPLATE, checkPgliteTemplate, isEmptyDirectory } from "./pglite-template.ts";
 import type { SqlExecutor, SqlExecutorKind } from "./sql-executor.ts";
-import { createSqlSettlementStore } from "./sql-settlement-store.ts";
+import { type SqlSettlementStoreOptions, createSqlSettlementStore } from "./sql-settlement-store.ts";
 
 export type StoreOptions = Readonly<{
   /** PostgreSQL URL; when set, it wins over everything else. */
@@ -28,11 +28,15 @@ export type StoreOptions = Readonly<{
    */
   pgliteTemplate?: string | null;
   logger?: Logger;
+  /** The configured webhooks: their events are written with each state change (docs/settlement.md#webhooks). */
+  webhooks?: SqlSettlementStoreOptions["webhooks"];
 }>;
 
 export type OpenedStore = Readonly<{
   kind: SqlExecutorKind;
   settlements: SettlementStore;
+  /** What the settlement store was built with, so a wrapper that rebuilds it (metrics) keeps it. */
+  settlementOptions: SqlSettlementStoreOptions;
   /** The migrated database, for stores added later (users, auth nonces) on the same schema. */
   executor: SqlExecutor;
   /** Throws (StoreUnavailableError on PostgreSQL) when the database does not answer. */
@@ -57,9 +61,11 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     await executor.close().catch(() => undefined);
     throw error;
   }
+  const settlementOptions: SqlSettlementStoreOptions = options.webhooks ? { webhooks: options.webhooks } : {};
   return Object.freeze({
     kind: executor.kind,
-    settlements: createSqlSettlementStore(executor),
+    settlements: createSqlSettlementStore(executor, settlementOptions),
+    settlementOptions,
     executor,
     async ping(): Promise<void> {
       await executor.query("SELECT 1");

@@ -8,10 +8,23 @@ import type { SqlRow } from "./sql-executor.ts";
  * parses int8 into a JS number (lossy above 2^53) and numeric into a string; text is the
  * one form both drivers return identically.
  */
-export const SETTLEMENT_COLUMNS = `
-  key, payment_id, payer, pay_to, asset, amount::text AS amount, network, mode, signature,
-  wire_transaction, last_valid_block_height::text AS last_valid_block_height, state, error,
-  attempts, created_at, updated_at, fee_charge`;
+export const SETTLEMENT_COLUMNS = settlementColumns();
+
+/**
+ * SETTLEMENT_COLUMNS qualified by a table alias, for statements that join another relation with
+ * columns of the same names (an UPDATE ... FROM unnest(...) AS f(key, ...)).
+ */
+export function settlementColumns(alias?: string, options: Readonly<{ withoutWireTransaction?: boolean }> = {}): string {
+  const c = (column: string) => (alias === undefined ? column : `${alias}.${column}`);
+  const plain = ["key", "payment_id", "payer", "pay_to", "asset"].map(c);
+  // The signed bytes (up to ~1.6 KB of base64) are needed by recovery only, never by a view.
+  const wire = options.withoutWireTransaction === true ? "NULL::text AS wire_transaction" : c("wire_transaction");
+  const rest = [...["network", "mode", "signature"].map(c), wire];
+  const after = ["state", "error", "attempts", "created_at", "updated_at", "fee_charge", "api_key", "submitted_at", "pending_at", "finished_at", "corrected_at", "replayed_at", "replays"].map(c);
+  return `
+  ${plain.join(", ")}, ${c("amount")}::text AS amount, ${rest.join(", ")},
+  ${c("last_valid_block_height")}::text AS last_valid_block_height, ${c("slot")}::text AS slot, ${after.join(", ")}`;
+}
 
 const STATES: readonly SettlementState[] = ["pending", "submitted", "settled", "failed"];
 
@@ -35,6 +48,14 @@ export function settlementFromRow(row: SqlRow): SettlementRecord {
     createdAt: timestamp(row, "created_at"),
     updatedAt: timestamp(row, "updated_at"),
     feeCharge: feeChargeOf(row),
+    apiKey: nullableText(row, "api_key"),
+    slot: nullableInteger(row, "slot"),
+    submittedAt: nullableTimestamp(row, "submitted_at"),
+    pendingAt: nullableTimestamp(row, "pending_at"),
+    finishedAt: nullableTimestamp(row, "finished_at"),
+    correctedAt: nullableTimestamp(row, "corrected_at"),
+    replayedAt: nullableTimestamp(row, "replayed_at"),
+    replays: smallInteger(row, "replays"),
   });
 }
 
@@ -63,7 +84,7 @@ function feeChargeOf(row: SqlRow): FeeReservation | null {
  * timestamps from RETURNING. Saves sending every column (the signed bytes among them) back.
  */
 export function claimedRecordOf(draft: SettlementDraft, row: SqlRow): SettlementRecord {
-  const { key, paymentId, payer, payTo, asset, amount, network, mode, signature, wireTransaction, lastValidBlockHeight, feeCharge = null } = draft;
+  const { key, paymentId, payer, payTo, asset, amount, network, mode, signature, wireTransaction, lastValidBlockHeight, feeCharge = null, apiKey = null } = draft;
   return Object.freeze({
     key,
     paymentId,
@@ -77,11 +98,19 @@ export function claimedRecordOf(draft: SettlementDraft, row: SqlRow): Settlement
     wireTransaction,
     lastValidBlockHeight,
     feeCharge,
+    apiKey,
     state: "pending" as const,
     error: null,
     attempts: 1,
     createdAt: timestamp(row, "created_at"),
     updatedAt: timestamp(row, "updated_at"),
+    slot: null,
+    submittedAt: null,
+    pendingAt: null,
+    finishedAt: null,
+    correctedAt: null,
+    replayedAt: null,
+    replays: 0,
   });
 }
 
@@ -136,6 +165,10 @@ function timestamp(row: SqlRow, column: string): Date {
   const date = value instanceof Date ? value : typeof value === "string" ? new Date(value) : null;
   if (date === null || Number.isNaN(date.getTime())) throw corrupt(column, "a timestamp");
   return date;
+}
+
+function nullableTimestamp(row: SqlRow, column: string): Date | null {
+  return row[column] === null || row[column] === undefined ? null : timestamp(row, column);
 }
 
 function oneOf<const T extends string>(row: SqlRow, column: string, allowed: readonly T[]): T {

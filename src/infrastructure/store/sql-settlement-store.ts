@@ -14,6 +14,10 @@ import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable } from "./sql-executor.ts";
 import { sqlStateOf, UNIQUE_VIOLATION } from "./sql-executor.ts";
 import { SETTLEMENT_COLUMNS, backlogOf, claimedRecordOf, feeChargeText, settlementFromRow, stateOf } from "./settlement-rows.ts";
+import type { FinishDetail } from "../../application/ports/settlement-store.ts";
+import type { WebhookSubscription } from "../../application/ports/webhook-outbox.ts";
+import { settlementColumns } from "./settlement-rows.ts";
+import { subscriptionParams, withEvents } from "./sql-webhook-events.ts";
 
 const U64_MAX = 2n ** 64n - 1n;
 const I64_MAX = 2n ** 63n - 1n;
@@ -22,8 +26,8 @@ export const MAX_UNRESOLVED_PAGE = 1000;
 
 const INSERT_CLAIM = `
   INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
-                           signature, wire_transaction, last_valid_block_height, fee_charge)
-  VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11::bigint, $12)
+                           signature, wire_transaction, last_valid_block_height, fee_charge, api_key)
+  VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11::bigint, $12, $13)
   ON CONFLICT DO NOTHING
   RETURNING ${SETTLEMENT_COLUMNS}`;
 
@@ -33,8 +37,9 @@ const RETAKE_FAILED_CLAIM = `
   UPDATE settlements
      SET payment_id = $2, payer = $3, pay_to = $4, asset = $5, amount = $6::numeric,
          network = $7, mode = $8, signature = $9, wire_transaction = $10,
-         last_valid_block_height = $11::bigint, fee_charge = $12, state = 'pending', error = NULL,
-         attempts = attempts + 1, updated_at = now()
+         last_valid_block_height = $11::bigint, fee_charge = $12, api_key = $13, state = 'pending', error = NULL,
+         attempts = attempts + 1, updated_at = now(), slot = NULL, submitted_at = NULL, pending_at = NULL,
+         finished_at = NULL, corrected_at = NULL
    WHERE key = $1 AND state = 'failed'
   RETURNING ${SETTLEMENT_COLUMNS}`;
 
@@ -63,11 +68,11 @@ const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHER
  */
 const INSERT_CLAIMS = `
   INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
-                           signature, wire_transaction, last_valid_block_height, fee_charge)
+                           signature, wire_transaction, last_valid_block_height, fee_charge, api_key)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[],
-                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[])
+                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[])
          AS d(key, payment_id, payer, pay_to, asset, amount, network, mode, signature,
-              wire_transaction, last_valid_block_height, fee_charge)
+              wire_transaction, last_valid_block_height, fee_charge, api_key)
    ORDER BY key
   ON CONFLICT DO NOTHING
   RETURNING key, created_at, updated_at`;
@@ -86,11 +91,23 @@ const LOOKUP = `
 // SECURITY: the signature condition keeps a late outcome of an earlier attempt from finishing a
 // retry of the same key (which would let a third attempt run while the second may still land).
 // `submitted` is only found in records written by earlier releases.
-const FINISH_MANY = `
-  UPDATE settlements AS s SET state = f.state, error = f.error, updated_at = now()
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f(key, signature, state, error)
-   WHERE s.key = f.key AND s.signature = f.signature AND s.state IN ('pending', 'submitted')
-  RETURNING s.key`;
+/** An event's copy of the record leaves out the signed bytes: webhooks send the view, which has none. */
+const EVENT_RECORD = { withoutWireTransaction: true } as const;
+
+// The slot and the send's acknowledgement ride this statement (status lookups) instead of a write of their own.
+const FINISH_MANY_CHANGE = `
+  UPDATE settlements AS s SET state = f.state, error = f.error, updated_at = now(), finished_at = now(),
+         slot = coalesce(f.slot, s.slot), submitted_at = coalesce(s.submitted_at, f.submitted_at)
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[])
+         AS f(key, signature, state, error, slot, submitted_at)
+   WHERE s.key = f.key AND s.signature = f.signature AND s.state IN ('pending', 'submitted')`;
+const FINISH_MANY = `${FINISH_MANY_CHANGE} RETURNING s.key`;
+const FINISH_MANY_WITH_EVENTS = withEvents(
+  `${FINISH_MANY_CHANGE}
+  RETURNING ${settlementColumns("s", EVENT_RECORD)},
+            CASE s.state WHEN 'settled' THEN 'settlement.confirmed' ELSE 'settlement.failed' END AS event_type`,
+  7,
+);
 
 /**
  * Claims or finishes running at once per store. With one, a settlement that arrives just after a
@@ -124,13 +141,47 @@ const SELECT_RECENTLY_FAILED = `
  */
 // SECURITY: only the record's own signature (the attempt the ledger confirmed) is moved, and only
 // towards settled: nothing here can fail a payment or finish another attempt.
-const SETTLE_LANDED = `
-  UPDATE settlements AS s SET state = 'settled', error = NULL, updated_at = now()
+// A correction keeps when the record failed (finished_at) and adds when it was corrected.
+const SETTLE_LANDED_CHANGE = `
+  UPDATE settlements AS s SET state = 'settled', error = NULL, updated_at = now(), slot = coalesce($3::bigint, s.slot),
+         finished_at = CASE WHEN previous.state = 'failed' THEN coalesce(s.finished_at, s.updated_at) ELSE now() END,
+         corrected_at = CASE WHEN previous.state = 'failed' THEN now() ELSE s.corrected_at END
     FROM (SELECT key, state FROM settlements
            WHERE key = $1 AND signature = $2 AND state <> 'settled'
              FOR UPDATE) AS previous
-   WHERE s.key = previous.key
-  RETURNING previous.state AS previous_state`;
+   WHERE s.key = previous.key`;
+const SETTLE_LANDED = `${SETTLE_LANDED_CHANGE} RETURNING previous.state AS previous_state`;
+const SETTLE_LANDED_WITH_EVENTS = withEvents(
+  `${SETTLE_LANDED_CHANGE}
+  RETURNING previous.state AS previous_state, ${settlementColumns("s", EVENT_RECORD)},
+            CASE previous.state WHEN 'failed' THEN 'settlement.corrected' ELSE 'settlement.confirmed' END AS event_type`,
+  4,
+);
+
+/** Only the first `settlement_pending` answer of an attempt is recorded (and makes an event). */
+const MARK_PENDING_CHANGE = `
+  UPDATE settlements SET pending_at = now(), submitted_at = coalesce(submitted_at, $3::timestamptz), updated_at = now()
+   WHERE key = $1 AND signature = $2 AND state IN ('pending', 'submitted') AND pending_at IS NULL`;
+const MARK_PENDING = `${MARK_PENDING_CHANGE} RETURNING key`;
+const MARK_PENDING_WITH_EVENTS = withEvents(`${MARK_PENDING_CHANGE} RETURNING ${settlementColumns(undefined, EVENT_RECORD)}, 'settlement.pending' AS event_type`, 4);
+
+const MARK_REPLAYED = `
+  UPDATE settlements SET replays = replays + 1, replayed_at = coalesce(replayed_at, now())
+   WHERE network = $1 AND signature = $2 AND state = 'settled'`;
+
+// A retry of a failed record keeps its key and takes a new signature, so one signature names at
+// most one attempt; the latest record wins should two keys ever share one (mode records).
+const SELECT_BY_SIGNATURE = `
+  SELECT ${SETTLEMENT_COLUMNS} FROM settlements
+   WHERE network = $1 AND signature = $2
+   ORDER BY updated_at DESC, seq DESC
+   LIMIT 1`;
+
+const SELECT_ALL_BY_PAYMENT_ID = `
+  SELECT ${SETTLEMENT_COLUMNS} FROM settlements
+   WHERE network = $1 AND payment_id = $2
+   ORDER BY created_at DESC, seq DESC
+   LIMIT $3`;
 
 const BACKLOG = `
   SELECT state, count(*)::integer AS records, min(created_at) AS oldest FROM settlements
@@ -146,9 +197,20 @@ const BACKLOG = `
  * statements per settlement fall as concurrency rises. Only a claim that meets an existing row
  * takes the per-claim path (retake a failed record, report the holder).
  */
-export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
+export type SqlSettlementStoreOptions = Readonly<{
+  /**
+   * The configured webhooks (WEBHOOKS_FILE). With any, the statements that change a record's state
+   * also insert its events into the webhook outbox (the same statement, so the same commit); with
+   * none, they are the statements they always were.
+   */
+  webhooks?: readonly WebhookSubscription[];
+}>;
+
+export function createSqlSettlementStore(db: SqlExecutor, options: SqlSettlementStoreOptions = {}): SettlementStore {
+  const webhooks = options.webhooks ?? [];
+  const events = webhooks.length > 0 ? subscriptionParams(webhooks) : null;
   const insertClaim = createBatcher((drafts: readonly SettlementDraft[]) => insertClaims(db, drafts), { maxBatch: MAX_CLAIMS_PER_STATEMENT, maxInFlight: STATEMENTS_IN_FLIGHT });
-  const finishOne = createBatcher((items: readonly Finish[]) => finishMany(db, items), { maxBatch: MAX_ROWS_PER_STATEMENT, maxInFlight: STATEMENTS_IN_FLIGHT });
+  const finishOne = createBatcher((items: readonly Finish[]) => finishMany(db, items, events), { maxBatch: MAX_ROWS_PER_STATEMENT, maxInFlight: STATEMENTS_IN_FLIGHT });
   // One lookup at a time: it runs beside the pre-signing ledger reads, which take longer, so
   // larger batches cost a settlement no wait.
   const lookUp = createBatcher((items: readonly Lookup[]) => lookUpMany(db, items), { maxBatch: MAX_ROWS_PER_STATEMENT });
@@ -174,15 +236,34 @@ export function createSqlSettlementStore(db: SqlExecutor): SettlementStore {
         if (result.outcome === "claimed") await tx.query(SET_DELEGATION, [draft.key, budget.delegation]);
         return result;
       }),
-    finish: (key, signature, outcome) => finishOne({ key, signature, state: outcome.state, error: outcome.state === "failed" ? outcome.error : null }),
+    finish: (key, signature, outcome, detail: FinishDetail = {}) =>
+      finishOne({ key, signature, state: outcome.state, error: outcome.state === "failed" ? outcome.error : null, slot: detail.slot ?? null, submittedAt: detail.submittedAt ?? null }),
+    async markPending(key: string, signature: string, submittedAt: Date | null): Promise<boolean> {
+      const params = [key, signature, submittedAt === null ? null : submittedAt.toISOString()];
+      const rows = await retryDeadlock(() => (events ? db.query(MARK_PENDING_WITH_EVENTS, [...params, ...events]) : db.query(MARK_PENDING, params)));
+      return rows.length > 0;
+    },
+    async markReplayed(network: string, signature: string): Promise<void> {
+      await db.query(MARK_REPLAYED, [network, signature]);
+    },
+    async findBySignature(network: string, signature: string): Promise<SettlementRecord | null> {
+      const [row] = await db.query(SELECT_BY_SIGNATURE, [network, signature]);
+      return row === undefined ? null : settlementFromRow(row);
+    },
+    async findAllByPaymentId(network: string, paymentId: string, limit: number): Promise<readonly SettlementRecord[]> {
+      if (pageSize(limit) === 0) return Object.freeze([]);
+      const rows = await db.query(SELECT_ALL_BY_PAYMENT_ID, [network, paymentId, pageSize(limit)]);
+      return Object.freeze(rows.map(settlementFromRow));
+    },
     get: async (key: string) => (await lookUp({ key, paymentId: null })).byKey,
     findByPaymentId: async (payer: string, paymentId: string) => (await lookUp({ key: null, paymentId: { payer, paymentId } })).byPaymentId,
     async findExisting(key: string, paymentId: PayerPaymentId | null): Promise<SettlementRecord | null> {
       const found = await lookUp({ key, paymentId });
       return found.byKey ?? found.byPaymentId;
     },
-    async settleLanded(key: string, signature: string): Promise<SettlementState | null> {
-      const [row] = await retryDeadlock(() => db.query(SETTLE_LANDED, [key, signature]));
+    async settleLanded(key: string, signature: string, slot: bigint | null = null): Promise<SettlementState | null> {
+      const params = [key, signature, slot === null ? null : slot.toString()];
+      const [row] = await retryDeadlock(() => (events ? db.query(SETTLE_LANDED_WITH_EVENTS, [...params, ...events]) : db.query(SETTLE_LANDED, params)));
       return row === undefined ? null : stateOf(row, "previous_state");
     },
     async listUnresolved(network: string, limit: number): Promise<readonly SettlementRecord[]> {
@@ -209,7 +290,7 @@ function pageSize(limit: number): number {
   return Math.min(limit, MAX_UNRESOLVED_PAGE);
 }
 
-type Finish = Readonly<{ key: string; signature: string; state: "settled" | "failed"; error: string | null }>;
+type Finish = Readonly<{ key: string; signature: string; state: "settled" | "failed"; error: string | null; slot: bigint | null; submittedAt: Date | null }>;
 type Lookup = Readonly<{ key: string | null; paymentId: PayerPaymentId | null }>;
 type Found = Readonly<{ byKey: SettlementRecord | null; byPaymentId: SettlementRecord | null }>;
 
@@ -223,7 +304,7 @@ async function insertClaims(db: SqlQueryable, drafts: readonly SettlementDraft[]
   for (const draft of drafts) if (!first.has(draft.key)) first.set(draft.key, draft);
   const sent = [...first.values()];
   const columns = sent.map(draftParams);
-  const params = Array.from({ length: 12 }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
+  const params = Array.from({ length: 13 }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
   const rows = await retryDeadlock(() => db.query(INSERT_CLAIMS, params));
   const insertedAt = new Map(rows.map((row) => [String(row["key"]), row]));
   return drafts.map((draft) => {
@@ -236,7 +317,7 @@ async function insertClaims(db: SqlQueryable, drafts: readonly SettlementDraft[]
  * One UPDATE for a batch of finishes. Two finishes of one key go in separate statements, in
  * arrival order: one statement updates a row once, so both would read as having finished it.
  */
-async function finishMany(db: SqlQueryable, items: readonly Finish[]): Promise<readonly boolean[]> {
+async function finishMany(db: SqlQueryable, items: readonly Finish[], events: readonly SqlParam[] | null): Promise<readonly boolean[]> {
   const results: boolean[] = items.map(() => false);
   let remaining = items.map((item, index) => ({ item, index }));
   while (remaining.length > 0) {
@@ -248,14 +329,15 @@ async function finishMany(db: SqlQueryable, items: readonly Finish[]): Promise<r
     }
     remaining = later;
     const batch = [...round.values()];
-    const rows = await retryDeadlock(() =>
-      db.query(FINISH_MANY, [
-        arrayLiteral(batch.map((e) => e.item.key)),
-        arrayLiteral(batch.map((e) => e.item.signature)),
-        arrayLiteral(batch.map((e) => e.item.state)),
-        arrayLiteral(batch.map((e) => e.item.error)),
-      ]),
-    );
+    const params = [
+      arrayLiteral(batch.map((e) => e.item.key)),
+      arrayLiteral(batch.map((e) => e.item.signature)),
+      arrayLiteral(batch.map((e) => e.item.state)),
+      arrayLiteral(batch.map((e) => e.item.error)),
+      arrayLiteral(batch.map((e) => e.item.slot?.toString() ?? null)),
+      arrayLiteral(batch.map((e) => e.item.submittedAt?.toISOString() ?? null)),
+    ];
+    const rows = await retryDeadlock(() => (events ? db.query(FINISH_MANY_WITH_EVENTS, [...params, ...events]) : db.query(FINISH_MANY, params)));
     const finished = new Set(rows.map((row) => String(row["key"])));
     for (const entry of batch) results[entry.index] = finished.has(entry.item.key);
   }
@@ -380,6 +462,7 @@ function draftParams(draft: SettlementDraft): readonly SqlParam[] {
     draft.wireTransaction,
     draft.lastValidBlockHeight === null ? null : draft.lastValidBlockHeight.toString(),
     feeChargeText(draft.feeCharge ?? null),
+    draft.apiKey ?? null,
   ];
 }
 

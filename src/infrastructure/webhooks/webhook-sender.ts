@@ -1,0 +1,103 @@
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
+import type { DeliveryAttempt, WebhookMessage, WebhookSender } from "../../application/webhooks/webhook-worker.ts";
+import { type HostResolver, type ResolvedAddress, systemHostResolver } from "../metadata/host-resolver.ts";
+import { forbiddenAddressReason } from "../metadata/ip-address-rules.ts";
+import { type WebhookEndpoint, isDevelopmentLoopback } from "./webhooks-file.ts";
+
+export const WEBHOOK_USER_AGENT = "x402-facilitator-webhooks/1";
+/** A receiver's answer is not read beyond this: only its status matters. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export type WebhookSenderOptions = Readonly<{
+  /** WEBHOOK_TIMEOUT_MS: a receiver that has not answered by then is retried later. */
+  timeoutMs: number;
+  resolver?: HostResolver;
+}>;
+
+/**
+ * Signs with the webhook's secret (the `standardwebhooks` package: `webhook-id`,
+ * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`) and POSTs.
+ * SECURITY: every address the host resolves to is checked against the metadata fetch's rules, and
+ * the connection is pinned to the checked address (a DNS answer that changes in between is never
+ * used), so a webhook cannot be turned against internal services. Redirects are not followed.
+ */
+export function createWebhookSender(endpoints: readonly WebhookEndpoint[], options: WebhookSenderOptions): WebhookSender {
+  const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+  const resolve = options.resolver ?? systemHostResolver;
+  return async (webhook: string, message: WebhookMessage): Promise<DeliveryAttempt> => {
+    const endpoint = byId.get(webhook);
+    if (endpoint === undefined) return { ok: false, error: "webhook is no longer configured" };
+    const addresses = await checkedAddresses(endpoint.url, resolve);
+    if ("error" in addresses) return { ok: false, error: addresses.error };
+    const signature = endpoint.signer.sign(message.id, message.timestamp, message.body);
+    return post(endpoint.url, addresses.list, {
+      "content-type": "application/json",
+      "user-agent": WEBHOOK_USER_AGENT,
+      "webhook-id": message.id,
+      "webhook-timestamp": String(Math.floor(message.timestamp.getTime() / 1000)),
+      "webhook-signature": signature,
+    }, message.body, options.timeoutMs);
+  };
+}
+
+async function checkedAddresses(url: URL, resolve: HostResolver): Promise<{ list: readonly ResolvedAddress[] } | { error: string }> {
+  if (isDevelopmentLoopback(url)) return { list: [{ address: "127.0.0.1", family: 4 }] };
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  let list: readonly ResolvedAddress[];
+  if (/^[\d.]+$/.test(host) || host.includes(":")) list = [{ address: host, family: host.includes(":") ? 6 : 4 }];
+  else {
+    try {
+      list = await resolve(host);
+    } catch (error) {
+      const code = error && typeof error === "object" && "code" in error ? String(error.code) : "lookup failed";
+      return { error: `the receiver's host does not resolve (${code})` };
+    }
+  }
+  if (list.length === 0) return { error: "the receiver's host does not resolve" };
+  if (list.some((entry) => forbiddenAddressReason(entry.address) !== null)) return { error: "the receiver's host is not a public internet address" };
+  return { list };
+}
+
+function post(url: URL, addresses: readonly ResolvedAddress[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<DeliveryAttempt> {
+  const pinned = addresses[0] as ResolvedAddress;
+  const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [pinned]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<DeliveryAttempt>((resolve) => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const request = send(
+      {
+        method: "POST",
+        protocol: url.protocol,
+        hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+        port: url.port === "" ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        // SECURITY: a fresh connection each time, pinned to the checked address.
+        agent: false,
+        lookup,
+        signal,
+      },
+      (response) => {
+        let read = 0;
+        response.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) response.destroy();
+        });
+        const status = response.statusCode ?? 0;
+        const done = () => resolve(status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `the receiver answered ${status}` });
+        response.on("end", done);
+        response.on("close", done);
+        response.on("error", done);
+      },
+    );
+    request.on("error", (error: Error & { code?: string }) => {
+      resolve({ ok: false, error: signal.aborted ? `the receiver did not answer within ${timeoutMs} ms` : `the receiver could not be reached (${error.code ?? "connection error"})` });
+    });
+    request.end(body);
+  });
+}
