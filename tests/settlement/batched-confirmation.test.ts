@@ -67,8 +67,8 @@ describe("batched confirmation (hand-written fake ledger)", () => {
 
     const [one, two, three] = await Promise.all([confirm(sig(1), 1_000n), confirm(sig(2), 1_000n), confirm(sig(3), 150n)]);
 
-    expect(one).toEqual({ kind: "confirmed" });
-    expect(two).toEqual({ kind: "failed", error: '{"InstructionError":[2,{"Custom":1}]}' });
+    expect(one).toEqual({ kind: "confirmed", slot: 1n });
+    expect(two).toEqual({ kind: "failed", error: '{"InstructionError":[2,{"Custom":1}]}', slot: 1n });
     expect(three).toEqual({ kind: "expired" });
     // sig3 was asked about once more, alone, after its blockhash had passed.
     expect(fake.batches.some((b) => b.length === 1 && b[0] === "sig3")).toBe(true);
@@ -93,14 +93,14 @@ describe("batched confirmation (hand-written fake ledger)", () => {
     await until(() => fake.batches.length === 1);
     // sig1 is only processed; a new send is looked at alone, without re-asking about sig1.
     const second = await confirm(sig(2), 1_000n);
-    expect(second).toEqual({ kind: "confirmed" });
+    expect(second).toEqual({ kind: "confirmed", slot: 1n });
     expect(fake.batches).toEqual([["sig1"], ["sig2"]]);
 
     // Once the interval has passed, the next poll is a full one and asks about everything in flight.
     time = 60_000;
     const [one, three] = await Promise.all([first, confirm(sig(3), 1_000n)]);
-    expect(one).toEqual({ kind: "confirmed" });
-    expect(three).toEqual({ kind: "confirmed" });
+    expect(one).toEqual({ kind: "confirmed", slot: 1n });
+    expect(three).toEqual({ kind: "confirmed", slot: 1n });
     expect(fake.batches[2]).toEqual(["sig1", "sig3"]);
   });
 
@@ -134,7 +134,7 @@ describe("batched confirmation (hand-written fake ledger)", () => {
     failing = false;
     time = 60_000;
     void confirm(sig(2), 1_000n);
-    expect(await outcome).toEqual({ kind: "confirmed" });
+    expect(await outcome).toEqual({ kind: "confirmed", slot: 1n });
   });
 
   test("a bug (not a LedgerError) rejects the waiters instead of being retried as a ledger fault", async () => {
