@@ -27,7 +27,7 @@ import {
   requirementsFor,
   requirementsJson,
   transferInstruction,
-} from "../tests/verification/support/payment-builder.ts";
+} from "../fixtures/payment-builder.ts";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]?.replace(/^--/, "") ?? "", process.argv[i + 1] ?? "");

@@ -18,7 +18,7 @@ import { silentLogger } from "../src/application/ports/logger.ts";
 import type { MetadataFetcher } from "../src/application/ports/metadata-fetcher.ts";
 import { parseServiceConfig } from "../src/infrastructure/config/service-config.ts";
 import { buildService } from "../src/composition/service.ts";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../tests/support/softhsm.ts";
+import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../fixtures/softhsm.ts";
 
 const TOTAL = Number(process.env["BENCH_REGISTRATIONS"] ?? 1000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16);

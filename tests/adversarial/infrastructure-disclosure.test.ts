@@ -14,8 +14,8 @@ import { parseServiceConfig } from "../../src/infrastructure/config/service-conf
 import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createJsonLogger } from "../../src/infrastructure/logging/json-logger.ts";
 import { type Service, buildService } from "../../src/composition/service.ts";
-import { startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
-import { fundedPayment, newFeePayerKey } from "../settlement/support/payments.ts";
+import { startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { fundedPayment, newFeePayerKey } from "../../fixtures/payments.ts";
 import { ADMIN_URL, type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
 
 type Running = Readonly<{ service: Service; logs(): Record<string, unknown>[]; dispose(): Promise<void> }>;

@@ -18,7 +18,7 @@ import { encodeDelegation } from "../../src/domain/modes/delegation.ts";
 import { findAgentPda, findDelegationPda } from "../../src/domain/modes/mode-pdas.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
 import { getU64Encoder } from "@solana/kit";
-import { fundedPayment } from "../settlement/support/payments.ts";
+import { fundedPayment } from "../../fixtures/payments.ts";
 import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "../modes/support/receipt-payments.ts";
 
 const USDC = DEVNET_USDC_MINT as Address;

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Gate, gateOn } from "../../support/gate.ts";
+import { type Gate, gateOn } from "../../../fixtures/gate.ts";
 
 export const ROOT = resolve(import.meta.dir, "../../..");
 /** The binary the `deno` npm package (devDependency) installs. */
