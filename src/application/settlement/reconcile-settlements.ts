@@ -4,6 +4,7 @@ import { type Ledger, type SignatureStatus, isLedgerError } from "../ports/ledge
 import type { Logger } from "../ports/logger.ts";
 import type { FeeReservation, SettlementRecord, SettlementStore } from "../ports/settlement-store.ts";
 import type { FeeBudget } from "./fee-budget.ts";
+import { compareWithLedger, ledgerFateOf } from "./ledger-comparison.ts";
 import { settleLanded } from "./settle-landed.ts";
 
 export type ReconcileReport = Readonly<{
@@ -85,13 +86,14 @@ export async function reconcileSettlements(deps: ReconcileDeps, batchSize = 100)
 }
 
 async function finishOpen(deps: ReconcileDeps, record: SettlementRecord, status: SignatureStatus | null, height: bigint): Promise<Outcome> {
-  if (landed(status)) {
+  const fate = ledgerFateOf(status);
+  if (fate === "landed") {
     if (await deps.store.finish(record.key, record.signature, { state: "settled" })) return "settled";
     // Final since it was read (failed by a request that gave up, say): the ledger still decides.
     return (await settleLanded(deps.store, recordLog(deps, record), record.key, record.signature)) === "failed" ? "corrected" : "settled";
   }
-  if (status && status.err !== null) {
-    await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status.err}` });
+  if (fate === "failed-on-chain") {
+    await deps.store.finish(record.key, record.signature, { state: "failed", error: `transaction failed on-chain: ${status?.err}` });
     return "failed";
   }
   if (!status && isExpired(record, height)) {
@@ -104,14 +106,11 @@ async function finishOpen(deps: ReconcileDeps, record: SettlementRecord, status:
   return !status && (await resend(deps, record)) ? "resent" : "open";
 }
 
+/** The comparison `settlements:audit` prints decides the correction (ledger-comparison.ts). */
 async function recheckFailed(deps: ReconcileDeps, record: SettlementRecord, status: SignatureStatus | null): Promise<Outcome> {
-  if (!landed(status)) return "unchanged";
+  const comparison = compareWithLedger(record, status);
+  if (comparison.verdict !== "disagree" || comparison.kind !== "failed-but-landed") return "unchanged";
   return (await settleLanded(deps.store, recordLog(deps, record), record.key, record.signature)) === "failed" ? "corrected" : "unchanged";
-}
-
-/** Landed without error at `confirmed` or better. */
-function landed(status: SignatureStatus | null): boolean {
-  return status !== null && status.err === null && status.confirmationStatus !== "processed";
 }
 
 function recordLog(deps: ReconcileDeps, record: SettlementRecord): Logger {

@@ -5,6 +5,7 @@ import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
 import { decimalAtMostPattern } from "../decimal-pattern.ts";
 import { enumSchema } from "../enum-schema.ts";
 import { ERROR_CODE, ERROR_PHRASE } from "../validation-messages.ts";
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_MAX_LENGTH, PAYMENT_IDENTIFIER_MIN_LENGTH, PAYMENT_IDENTIFIER_PATTERN } from "./payment-identifier-extension.ts";
 import {
   EXAMPLE_ASSET,
   EXAMPLE_FEE_PAYER,
@@ -95,6 +96,42 @@ const PaymentIdModel = t.String({
 });
 
 /**
+ * The x402 `payment-identifier` extension: `info.id` is the client's idempotency key, mapped onto
+ * `paymentId` (payment-identifier-extension.ts). Its bounds are the spec's, 16-128 characters of
+ * A-Z a-z 0-9 `_` `-`, all within paymentId's. The echoed `schema` is the resource server's
+ * declaration and is not read.
+ * SECURITY: the client's `schema` is never compiled (@x402/extensions' validatePaymentIdentifier
+ * would hand it to ajv: a client-chosen JSON Schema and regular expression per request); the id is
+ * judged by these fixed bounds only, and refused (400 PAYMENT_ID_INVALID) before anything else.
+ */
+const PAYMENT_IDENTIFIER_PROBLEM = {
+  [ERROR_CODE]: "PAYMENT_ID_INVALID",
+  [ERROR_PHRASE]: `must be ${PAYMENT_IDENTIFIER_MIN_LENGTH} to ${PAYMENT_IDENTIFIER_MAX_LENGTH} characters of A-Z, a-z, 0-9, "_" or "-" (the x402 payment-identifier format)`,
+};
+const PaymentIdentifierModel = t.Object(
+  {
+    info: t.Object(
+      {
+        id: t.Optional(
+          t.String({
+            minLength: PAYMENT_IDENTIFIER_MIN_LENGTH,
+            maxLength: PAYMENT_IDENTIFIER_MAX_LENGTH,
+            pattern: PAYMENT_IDENTIFIER_PATTERN,
+            ...PAYMENT_IDENTIFIER_PROBLEM,
+            description: "the client's idempotency key, used as the payment's paymentId (same store key, scoped to the payer)",
+            examples: ["pay_7d5d747be160e280504c099d984bcfe0"],
+          }),
+        ),
+        required: t.Optional(t.Boolean({ [ERROR_PHRASE]: "must be a boolean", description: "echoed from the resource server's declaration; true: `id` must be given" })),
+      },
+      { ...OPEN, [ERROR_PHRASE]: "must be an object" },
+    ),
+    schema: t.Optional(t.Unknown({ description: "echoed from the resource server's declaration; not read" })),
+  },
+  { ...OPEN, title: "PaymentIdentifierExtension", [ERROR_PHRASE]: "must be an object with an info object", description: "x402 payment-identifier extension (specs/extensions/payment_identifier.md)" },
+);
+
+/**
  * The settlement-mode fields are judged by the mode checks, which answer 200 MODE_INVALID (a
  * payment problem, not a malformed request) when one is wrong, so their schemas accept any value.
  */
@@ -109,6 +146,7 @@ function extensionsModel(modeRequired: boolean) {
     {
       mode: modeRequired ? mode : t.Optional(mode),
       paymentId: t.Optional(t.Union([PaymentIdModel, t.Null()], PAYMENT_ID_PROBLEM)),
+      [PAYMENT_IDENTIFIER]: t.Optional(PaymentIdentifierModel),
       receiptPda: modeField("string: the PaymentReceipt address (atomic, attestation); must equal the derived one"),
       delegationPda: modeField("string: the Delegation account (delegated)"),
       delegate: modeField("string: delegate wallet (delegated)"),
@@ -330,7 +368,7 @@ export type SupportedKind = typeof SupportedKindModel.static;
 export const SupportedResponseModel = t.Object(
   {
     kinds: t.Array(SupportedKindModel),
-    extensions: t.Array(t.String(), { description: "settlement-mode extensions" }),
+    extensions: t.Array(t.String(), { description: `extension ids this facilitator acts on: the settlement modes and \`${PAYMENT_IDENTIFIER}\` (its id is the payment's idempotency key)` }),
     signers: t.Record(t.String(), t.Array(t.String()), { description: "every fee-payer key, by CAIP-2 family" }),
   },
   {
@@ -342,7 +380,7 @@ export const SupportedResponseModel = t.Object(
           { x402Version: 2, scheme: "exact", network: EXAMPLE_NETWORK, extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET], policy: EXAMPLE_POLICY } },
           { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: EXAMPLE_FEE_PAYER, assets: [EXAMPLE_ASSET], policy: EXAMPLE_POLICY } },
         ],
-        extensions: [...MODE_EXTENSION_IDS],
+        extensions: [...MODE_EXTENSION_IDS, PAYMENT_IDENTIFIER],
         signers: { "solana:*": [EXAMPLE_FEE_PAYER] },
       },
     ],

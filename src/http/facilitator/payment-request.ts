@@ -10,6 +10,7 @@ import type {
 } from "../../domain/payment/payment-request.ts";
 import { canonicalModeName } from "../../application/payment/mode-table.ts";
 import { HttpError } from "../http-error.ts";
+import { paymentIdentifierOf } from "./payment-identifier-extension.ts";
 import { violationMessages } from "../validation-messages.ts";
 import { PaymentRequestBody, type PaymentRequirementsModel, V1PaymentPayloadModel } from "./models.ts";
 
@@ -98,7 +99,9 @@ function toExtensions(raw: Readonly<Record<string, unknown>> | null | undefined)
   if (raw === undefined || raw === null) return null;
   // SECURITY: aliases (svc-*, x84-*) become the spec's mode name here, once, so no check downstream
   // can be skipped by spelling a mode another way.
-  return Object.freeze(raw["mode"] === undefined ? { ...raw } : { ...raw, mode: canonicalModeName(raw["mode"]) });
+  const extensions = raw["mode"] === undefined ? { ...raw } : { ...raw, mode: canonicalModeName(raw["mode"]) };
+  const identifier = paymentIdentifierOf(raw);
+  return Object.freeze(identifier === null ? extensions : { ...extensions, paymentId: identifier });
 }
 
 function toResource(raw: V2PayloadBody["resource"]): ResourceInfo | null {

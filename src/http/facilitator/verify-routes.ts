@@ -11,6 +11,7 @@ import { isCoded } from "../../domain/coded-error.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
 import { toPaymentRequest } from "./payment-request.ts";
+import { PAYMENT_IDENTIFIER } from "./payment-identifier-extension.ts";
 import {
   PaymentRequestBody,
   type SupportedKind,
@@ -39,7 +40,7 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
       detail: {
         operationId: "supported",
         tags: ["payments"],
-        summary: "Supported payment kinds, settlement-mode extensions and fee-payer keys",
+        summary: "Supported payment kinds, extensions (settlement modes, payment-identifier) and fee-payer keys",
         description:
           "One kind per protocol version (v2 with the CAIP-2 network, v1 with its legacy name); `extra.feePayer` is the key to put in transactions as fee payer, and `extra.policy` declares the bounds a payment must stay within (compute and priority-fee caps, minimum amounts, the protocol-fee split, the payTo policy); `extra.assetPolicies` gives each asset's token program (read from the mint's owner) and the Token-2022 extensions it is accepted with.",
       },
@@ -84,7 +85,9 @@ export function supportedResponse(network: string, feePayers: readonly Address[]
   const kinds: SupportedKind[] = [{ x402Version: 2, scheme: "exact", network, extra }];
   const v1Network = v1NetworkFromCaip2(network);
   if (v1Network) kinds.push({ x402Version: 1, scheme: "exact", network: v1Network, extra });
-  return { kinds, extensions: [...MODE_EXTENSION_IDS], signers: { "solana:*": [...feePayers] } };
+  // x402's SupportedResponse lists extension ids: the settlement modes, and payment-identifier,
+  // whose id this facilitator keys idempotency on (docs/settlement.md).
+  return { kinds, extensions: [...MODE_EXTENSION_IDS, PAYMENT_IDENTIFIER], signers: { "solana:*": [...feePayers] } };
 }
 
 /**

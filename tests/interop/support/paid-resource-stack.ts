@@ -18,6 +18,12 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from "@x402/fetch";
 import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
+import {
+  PAYMENT_IDENTIFIER,
+  appendPaymentIdentifierToExtensions,
+  declarePaymentIdentifierExtension,
+  paymentIdentifierResourceServerExtension,
+} from "@x402/extensions/payment-identifier";
 import express from "express";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
 import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
@@ -56,6 +62,11 @@ export type StackOptions = Readonly<{
    * a ledger whose confirmations are slower than SETTLE_CONFIRM_DEADLINE_MS.
    */
   confirmationDelayMs?: number;
+  /**
+   * The route declares the x402 payment-identifier extension (the stock
+   * `declarePaymentIdentifierExtension()`, with the stock resource-server extension registered).
+   */
+  paymentIdentifier?: boolean;
 }>;
 
 export async function startStack(env: Readonly<Record<string, string>> = {}, options: StackOptions = {}): Promise<Stack> {
@@ -80,6 +91,7 @@ export async function startStack(env: Readonly<Record<string, string>> = {}, opt
       SOLANA_DEVNET,
       new ExactSvmServerScheme(),
     );
+    if (options.paymentIdentifier) resourceServer.registerExtension(paymentIdentifierResourceServerExtension);
     const app = express();
     app.use(
       paymentMiddleware(
@@ -88,6 +100,7 @@ export async function startStack(env: Readonly<Record<string, string>> = {}, opt
             accepts: { scheme: "exact", price: { amount: PRICE.toString(), asset: USDC }, network: SOLANA_DEVNET, payTo: merchant, maxTimeoutSeconds: 60 },
             description: "today's weather",
             mimeType: "application/json",
+            ...(options.paymentIdentifier ? { extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() } } : {}),
           },
         },
         resourceServer,
@@ -192,11 +205,26 @@ export type Buyer = Readonly<{
   buildPaymentHeader(url: string): Promise<string>;
 }>;
 
+export type BuyerOptions = Readonly<{
+  /**
+   * Every payment carries this x402 payment-identifier id, appended the stock way (an
+   * `onBeforePaymentCreation` hook calling `appendPaymentIdentifierToExtensions`), when the
+   * resource server declared the extension.
+   */
+  paymentIdentifier?: string;
+}>;
+
 /** A buyer holding `usdc` base units, paying with the official @x402/svm exact client. */
-export async function newBuyer(stack: Stack, usdc: bigint): Promise<Buyer> {
+export async function newBuyer(stack: Stack, usdc: bigint, options: BuyerOptions = {}): Promise<Buyer> {
   const signer = await generateKeyPairSigner();
   await stack.ledger.setTokenAccount(signer.address, USDC, { amount: usdc });
   const client = new x402Client().register(SOLANA_DEVNET, new ExactSvmClientScheme(signer, { rpcUrl: stack.rpcUrl }));
+  const id = options.paymentIdentifier;
+  if (id !== undefined) {
+    client.onBeforePaymentCreation(async ({ paymentRequired }) => {
+      appendPaymentIdentifierToExtensions((paymentRequired.extensions ??= {}), id);
+    });
+  }
   const sent: string[] = [];
   const recordingFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
