@@ -9,7 +9,10 @@
  *      our facilitator through @x402/core's `HTTPFacilitatorClient`; a buyer wallet funded through the
  *      ledger's `surfnet_setTokenAccount` cheat code pays with @x402/fetch + the @x402/svm exact client;
  *   4. prints the balances before and after, the facilitator's /settle answer and what the ledger
- *      says of the transaction (getSignatureStatuses, getTransaction).
+ *      says of the transaction (getSignatureStatuses, getTransaction);
+ *   5. registers an agent (demo-registration.ts): serves its metadata on 127.0.0.1, has the registry
+ *      build register_agent (POST /agents/register), signs it as the owner and shows it decoded. It
+ *      is not broadcast: the embedded ledger has no binary of the x84 registry program.
  *
  * URLs: REGISTRY_URL (http://127.0.0.1:3000), FACILITATOR_URL (http://127.0.0.1:4020),
  * LEDGER_RPC_URL (http://127.0.0.1:8899). Exits 1 with a message saying what to do when the
@@ -27,6 +30,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import express from "express";
+import { RegistrationDemoError, demoRegistration } from "./demo-registration.ts";
 
 const REGISTRY = trimSlash(process.env["REGISTRY_URL"] ?? "http://127.0.0.1:3000");
 const FACILITATOR = trimSlash(process.env["FACILITATOR_URL"] ?? "http://127.0.0.1:4020");
@@ -124,6 +128,9 @@ async function main(): Promise<void> {
   } finally {
     await resource.stop();
   }
+
+  // 5. Register an agent from this laptop (built, signed and decoded; not executable here).
+  await demoRegistration(REGISTRY, rpc);
 }
 
 /** Every endpoint the demo needs, with a message that says what to do when one is missing. */
@@ -283,6 +290,6 @@ try {
   await main();
   process.exit(0);
 } catch (error) {
-  console.error(`demo failed: ${error instanceof DemoError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(`demo failed: ${error instanceof DemoError || error instanceof RegistrationDemoError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 }

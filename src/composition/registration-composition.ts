@@ -19,6 +19,7 @@ import type { RegisterAgentDeps } from "../application/registry/register-agent.t
 import type { CategoryCatalog } from "../domain/registry/categories.ts";
 import { findConfigPda } from "../domain/registry/pdas.ts";
 import { encodeProtocolConfig } from "../domain/registry/protocol-config.ts";
+import { metadataLoopbackAllowed } from "../infrastructure/config/app-config.ts";
 import type { ServiceConfig } from "../infrastructure/config/service-config.ts";
 import type { LocalLedger } from "../infrastructure/ledger/local-ledger.ts";
 import { createMetadataFetcher } from "../infrastructure/metadata/metadata-fetcher.ts";
@@ -35,6 +36,8 @@ export type Registration = Readonly<{
   deps: RegisterAgentDeps | null;
   rateLimit: RateLimiter;
   configAuthority: Signer | null;
+  /** Whether http://127.0.0.1 and http://localhost metadata URIs are accepted (METADATA_ALLOW_LOOPBACK). */
+  allowLoopbackMetadata: boolean;
   close(): Promise<void>;
 }>;
 
@@ -60,7 +63,9 @@ export async function createRegistration(inputs: RegistrationInputs): Promise<Re
   const configAuthority = await configAuthoritySigner(inputs);
   if (configAuthority && embeddedLedger) await seedDevProtocolConfig(embeddedLedger, programId, configAuthority.address, inputs.facilitator);
   if (configAuthority) logger.info("config authority ready", { address: configAuthority.address, kind: configAuthority.kind });
-  const fetcher = inputs.metadataFetcher ?? createMetadataFetcher({ gatewayUrl: config.IPFS_GATEWAY_URL, timeoutMs: config.METADATA_FETCH_TIMEOUT_MS });
+  const allowLoopbackHttp = metadataLoopbackAllowed(config);
+  if (allowLoopbackHttp) logger.info("registration fetches metadata from http://127.0.0.1 and http://localhost too (METADATA_ALLOW_LOOPBACK)");
+  const fetcher = inputs.metadataFetcher ?? createMetadataFetcher({ gatewayUrl: config.IPFS_GATEWAY_URL, timeoutMs: config.METADATA_FETCH_TIMEOUT_MS, allowLoopbackHttp });
   const deps: RegisterAgentDeps | null = configAuthority
     ? Object.freeze({
         ledger,
@@ -76,6 +81,7 @@ export async function createRegistration(inputs: RegistrationInputs): Promise<Re
   return Object.freeze({
     deps,
     configAuthority,
+    allowLoopbackMetadata: allowLoopbackHttp,
     rateLimit: createRateLimiter(inputs.counters, { limit: config.REGISTER_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 }, inputs.clock),
     close: async () => void (await configAuthority?.close?.()),
   });

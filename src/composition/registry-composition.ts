@@ -117,6 +117,7 @@ export async function composeRegistry(wiring: RegistryWiring): Promise<Registry>
     categories,
     registration: registration.deps,
     rateLimit: registration.rateLimit,
+    allowLoopbackMetadata: registration.allowLoopbackMetadata,
     trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
     cors: { allowedOrigins: authAllowedOrigins(config) },
     ...(auth ? { auth } : {}),

@@ -4,6 +4,7 @@
  * facilitator-composition). Reads nothing from the process itself: `config` and `env` come from
  * main.ts, so tests build the same service with their own settings.
  */
+import type { Address } from "@solana/kit";
 import pkg from "../../package.json" with { type: "json" };
 import { systemClock } from "../application/ports/clock.ts";
 import type { Ledger } from "../application/ports/ledger.ts";
@@ -15,7 +16,7 @@ import { createAdminFetch } from "../http/admin-app.ts";
 import type { ClientAddresses } from "../http/client-address.ts";
 import { createFacilitatorApp } from "../http/facilitator-app.ts";
 import { createRegistryApp } from "../http/registry-app.ts";
-import { adminPortOf } from "../infrastructure/config/app-config.ts";
+import { acceptedAssetsOf, adminPortOf } from "../infrastructure/config/app-config.ts";
 import type { ServiceConfig } from "../infrastructure/config/service-config.ts";
 import { type LocalLedger, serveLocalLedgerRpc } from "../infrastructure/ledger/local-ledger.ts";
 import { enterLogContext } from "../infrastructure/logging/log-context.ts";
@@ -26,7 +27,7 @@ import { composeFacilitator, protocolFeeOf, startReconciler } from "./facilitato
 import { createFeePayerProtection } from "./fee-payer-protection.ts";
 import { composeFeePayers } from "./fee-payers-composition.ts";
 import { composeRegistry, composeRegistryIndex } from "./registry-composition.ts";
-import { acceptedAssetsOf, composeLedger, composeStorage, createServiceMetrics } from "./shared-composition.ts";
+import { composeLedger, composeStorage, createServiceMetrics } from "./shared-composition.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -57,7 +58,8 @@ export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 
 /** `env` is only where signers read the secrets their settings name (config.signers holds references). */
 export async function buildService(config: ServiceConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
-  const acceptedAssets = acceptedAssetsOf(config);
+  // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
+  const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
   const metrics = createServiceMetrics();
   const ledgers = await composeLedger(config, acceptedAssets, metrics, logger);

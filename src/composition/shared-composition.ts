@@ -9,7 +9,7 @@ import type { Ledger } from "../application/ports/ledger.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import { CodedError } from "../domain/coded-error.ts";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
-import type { AppConfig } from "../infrastructure/config/app-config.ts";
+import { type AppConfig, acceptedAssetsOf } from "../infrastructure/config/app-config.ts";
 import { type LocalLedger, createLocalLedger } from "../infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
 import { redactText } from "../infrastructure/logging/redact.ts";
@@ -61,7 +61,7 @@ export async function composeLedger(config: AppConfig, acceptedAssets: readonly 
 async function seedSampleAgentsIfAsked(config: AppConfig, embeddedLedger: LocalLedger | null, logger: Logger): Promise<void> {
   if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw configurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
   if (!embeddedLedger || config.SEED_SAMPLE_AGENTS === false) return;
-  const usdcMint = (config.USDC_MINT.split(",")[0] ?? "").trim() as Address;
+  const usdcMint = acceptedAssetsOf(config)[0] as Address;
   // Loaded only here: the seed data (about 300 lines of sample accounts) never enters a process
   // on a real ledger, which production always is (production-guard.ts refuses the embedded one).
   const { seedSampleAgents } = await import("../infrastructure/registry/sample-agents/seed-sample-agents.ts");
@@ -84,9 +84,4 @@ export async function composeStorage(config: AppConfig, metrics: PrometheusMetri
   );
   const counters = windowCounterFactory(config, store.executor, { metrics, logger: logger.child({ component: "counters" }) });
   return Object.freeze({ store, counters });
-}
-
-/** USDC_MINT: one or more comma-separated mints (checked as base58 by the config schema). */
-export function acceptedAssetsOf(config: AppConfig): readonly Address[] {
-  return Object.freeze([...new Set(config.USDC_MINT.split(",").map((mint) => mint.trim() as Address))]);
 }

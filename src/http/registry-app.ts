@@ -36,6 +36,7 @@ export function createRegistryApp(deps: RegistryAppDeps, surface: OperationsSurf
         registration: deps.registration ?? null,
         rateLimit: deps.rateLimit ?? unlimited,
         trustForwardedFor: deps.trustForwardedFor ?? false,
+        allowLoopbackMetadata: deps.allowLoopbackMetadata ?? false,
         ...(deps.clientAddressOf ? { clientAddressOf: deps.clientAddressOf } : {}),
       }),
     )

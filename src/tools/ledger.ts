@@ -14,7 +14,7 @@
  */
 import type { Address } from "@solana/kit";
 import { parseLedgerPrograms } from "@x84/embedded-ledger";
-import { parseAppConfig } from "../infrastructure/config/app-config.ts";
+import { acceptedAssetsOf, parseAppConfig } from "../infrastructure/config/app-config.ts";
 import { createLocalLedger, serveLocalLedgerRpc } from "../infrastructure/ledger/local-ledger.ts";
 import { createJsonLogger } from "../infrastructure/logging/json-logger.ts";
 import { seedSampleAgents } from "../infrastructure/registry/sample-agents/seed-sample-agents.ts";
@@ -32,7 +32,7 @@ export async function startLedger(env: Env): Promise<Readonly<{ url: string; sto
   const seedSetting = env["LEDGER_SEED"]?.trim();
   if (seedSetting && !SEED_PATTERN.test(seedSetting)) throw new Error("LEDGER_SEED: expected 64 hexadecimal digits (32 bytes)");
   const logger = createJsonLogger(config.LOG_LEVEL);
-  const mints = config.USDC_MINT.split(",").map((mint) => mint.trim() as Address);
+  const mints = [...acceptedAssetsOf(config)] as Address[];
   const ledger = createLocalLedger({
     logger: logger.child({ component: "ledger" }),
     programs: parseLedgerPrograms(config.LEDGER_PROGRAMS),

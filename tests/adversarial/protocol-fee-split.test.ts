@@ -39,7 +39,11 @@ async function x84Body(actors: Actors, transfers: Instruction[], extra: Record<s
 const toPayee = (actors: Actors, amount = PAYEE) => transferInstruction(actors, { amount });
 const toTreasury = async (actors: Actors, amount = FEE) => transferInstruction(actors, { amount, destination: await ataOf(treasury) });
 
-const expectRefused = (body: Readonly<Record<string, unknown>>, reason: string) => expectRefusedOnBoth(rig.service.facilitatorApp, body, reason);
+/** Refused with `reason` on /verify and /settle alike; the /verify message, for the tests that read it. */
+async function expectRefused(body: Readonly<Record<string, unknown>>, reason: string): Promise<string> {
+  const [verified] = await expectRefusedOnBoth(rig.service.facilitatorApp, body, reason);
+  return String(verified.body["invalidMessage"]);
+}
 
 describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", () => {
   test("the x84 client's payment verifies and settles: payTo gets amount - fee, the treasury the fee, the payer pays the amount", async () => {
@@ -53,20 +57,28 @@ describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", 
     expect(await usdcOf(rig.ledger, actors.payer.address)).toBe(0n);
   });
 
-  test("requirements naming another treasury, or another bps, get no split: two transfers are TRANSFER_INSTRUCTION_COUNT", async () => {
+  test("requirements naming another treasury, or another bps, get no split: two transfers are PROTOCOL_FEE_MISMATCH, saying which split is expected (issue 25)", async () => {
     const actors = await parties();
     const transfers = [await toPayee(actors), await toTreasury(actors)];
     const otherTreasury = (await generateKeyPairSigner()).address;
-    await expectRefused(await x84Body(actors, transfers, { treasury: otherTreasury, protocolFeeBps: BPS }), "TRANSFER_INSTRUCTION_COUNT");
-    await expectRefused(await x84Body(actors, transfers, { treasury, protocolFeeBps: 299 }), "TRANSFER_INSTRUCTION_COUNT");
-    await expectRefused(await x84Body(actors, transfers, {}), "TRANSFER_INSTRUCTION_COUNT");
+    const expected = `expected extra.treasury "${treasury}" and extra.protocolFeeBps ${BPS}`;
+    const wrongTreasury = await expectRefused(await x84Body(actors, transfers, { treasury: otherTreasury, protocolFeeBps: BPS }), "PROTOCOL_FEE_MISMATCH");
+    expect(wrongTreasury).toContain(expected);
+    expect(wrongTreasury).toContain(`extra.treasury "${otherTreasury}"`);
+    const wrongBps = await expectRefused(await x84Body(actors, transfers, { treasury, protocolFeeBps: 299 }), "PROTOCOL_FEE_MISMATCH");
+    expect(wrongBps).toContain("extra.protocolFeeBps 299");
+    expect(wrongBps).toContain(expected);
+    // The x84 client's built-in treasury and 300 bps when `extra` is silent: nobody agreed to them.
+    expect(await expectRefused(await x84Body(actors, transfers, {}), "PROTOCOL_FEE_MISMATCH")).toContain("extra.treasury absent and extra.protocolFeeBps absent");
   });
 
-  test("a wrong split is AMOUNT_MISMATCH: a bigger fee and a smaller payment, or the two swapped", async () => {
+  test("a wrong split: a smaller payment is AMOUNT_MISMATCH; the right payment with a fee off the bps is PROTOCOL_FEE_MISMATCH", async () => {
     const actors = await parties();
     await expectRefused(await x84Body(actors, [await toPayee(actors, PAYEE - 1n), await toTreasury(actors, FEE + 1n)]), "AMOUNT_MISMATCH");
     await expectRefused(await x84Body(actors, [await toTreasury(actors), await toPayee(actors)]), "AMOUNT_MISMATCH");
-    await expectRefused(await x84Body(actors, [await toPayee(actors), await toTreasury(actors, FEE - 1n)]), "AMOUNT_MISMATCH");
+    const smallFee = await expectRefused(await x84Body(actors, [await toPayee(actors), await toTreasury(actors, FEE - 1n)]), "PROTOCOL_FEE_MISMATCH");
+    expect(smallFee).toContain(`expected a protocol fee of ${FEE} (${BPS} bps of ${AMOUNT})`);
+    expect(smallFee).toContain(`received ${FEE - 1n}`);
   });
 
   test("three transfers, or the payment alone, are TRANSFER_INSTRUCTION_COUNT", async () => {
@@ -75,9 +87,10 @@ describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", 
     await expectRefused(await x84Body(actors, [await toPayee(actors, AMOUNT)]), "TRANSFER_INSTRUCTION_COUNT");
   });
 
-  test("the fee going to payTo (or anywhere but the treasury's token account) is RECIPIENT_MISMATCH", async () => {
+  test("the fee going to payTo (or anywhere but the treasury's token account) is PROTOCOL_FEE_MISMATCH, naming the treasury's account", async () => {
     const actors = await parties();
-    await expectRefused(await x84Body(actors, [await toPayee(actors), await toPayee(actors, FEE)]), "RECIPIENT_MISMATCH");
+    const message = await expectRefused(await x84Body(actors, [await toPayee(actors), await toPayee(actors, FEE)]), "PROTOCOL_FEE_MISMATCH");
+    expect(message).toContain(`treasury ${treasury}'s token account ${await ataOf(treasury)}`);
   });
 
   test("a fee paid from another source is refused", async () => {
@@ -95,13 +108,16 @@ describe("protocol-fee split (whole service, embedded ledger, real SPL Token)", 
 });
 
 describe("protocol-fee split not configured (the default)", () => {
-  test("the x84 client's two transfers are refused: the spec allows exactly one", async () => {
+  test("the x84 client's two transfers are refused as PROTOCOL_FEE_MISMATCH: the spec allows exactly one, and no fee is configured (issue 25)", async () => {
     const plain = await startEmbeddedService();
     try {
       const actors = await fundedActors(plain.ledger, AMOUNT);
       const transfers = [await toPayee(actors), await toTreasury(actors)];
       const { body } = await paymentOn(plain, actors, x84Layout(transfers), { amount: AMOUNT, extra: { treasury, protocolFeeBps: BPS } });
-      expect((await postJson(plain.service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, errorReason: "TRANSFER_INSTRUCTION_COUNT" });
+      const verified = (await postJson(plain.service.facilitatorApp, "/verify", body)).body;
+      expect(verified).toMatchObject({ isValid: false, invalidReason: "PROTOCOL_FEE_MISMATCH" });
+      expect(verified["invalidMessage"]).toContain(`this facilitator takes no protocol fee: expected exactly 1 TransferChecked of ${AMOUNT} to payTo`);
+      expect((await postJson(plain.service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: false, errorReason: "PROTOCOL_FEE_MISMATCH" });
     } finally {
       await plain.service.dispose();
     }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import { acceptedAssetsOf, parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
 
 describe("parseAppConfig (pure)", () => {
   test("no environment gives the documented embedded defaults, frozen", () => {
@@ -14,7 +14,6 @@ describe("parseAppConfig (pure)", () => {
       LOCAL_LEDGER_PORT: 8899,
       DATA_DIR: "./.data",
       NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-      USDC_MINT: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
       VERIFY_SIMULATE: true,
       REGISTRY_CACHE_TTL_SECONDS: 30,
       LOG_LEVEL: "info",
@@ -22,6 +21,18 @@ describe("parseAppConfig (pure)", () => {
     expect(parsed.config.SOLANA_RPC_URL).toBeUndefined();
     expect(parsed.config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(parsed.config)).toBe(true);
+    // Unset USDC_MINT on devnet: both devnet USDCs, the x402 packages' first (the one a dev ledger funds), then x84's.
+    expect(parsed.config.USDC_MINT).toBeUndefined();
+    expect(acceptedAssetsOf(parsed.config)).toEqual(["4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr"]);
+  });
+
+  test("acceptedAssetsOf: USDC_MINT replaces the defaults (repeats dropped); off devnet the default is the single historical mint", () => {
+    const listed = parseAppConfig({ USDC_MINT: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU, 4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" });
+    if (!listed.ok) throw new Error(listed.errors.join());
+    expect(acceptedAssetsOf(listed.config)).toEqual(["4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"]);
+    const mainnet = parseAppConfig({ NETWORK: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" });
+    if (!mainnet.ok) throw new Error(mainnet.errors.join());
+    expect(acceptedAssetsOf(mainnet.config)).toEqual(["4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"]);
   });
 
   test("values are coerced: integers, booleans in their common spellings", () => {

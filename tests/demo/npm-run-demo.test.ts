@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from "@solana-program/token";
 import type { Address } from "@solana/kit";
-import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../src/domain/registry/pdas.ts";
+import { DEFAULT_REGISTRY_PROGRAM_ID, findAgentPda } from "../../src/domain/registry/pdas.ts";
 import { DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import { buildSampleRegistry } from "../../src/infrastructure/registry/sample-agents/sample-agent-accounts.ts";
 import { BUN, ROOT, type RunningService, spawnService } from "../walkthrough/support/spawn-service.ts";
@@ -14,7 +14,8 @@ import { BUN, ROOT, type RunningService, spawnService } from "../walkthrough/sup
  * configuration (embedded litesvm ledger with real SPL Token, PGlite, sample agents seeded), then
  * `bun examples/demo.ts` as a second real child process, which pays through the stock
  * @x402/express 2.27.0 middleware, @x402/core's HTTPFacilitatorClient, @x402/fetch and @x402/svm
- * 2.27.0. Nothing is mocked; the balances are read back from the ledger's JSON-RPC.
+ * 2.27.0, then registers an agent from metadata it serves on 127.0.0.1. Nothing is mocked; the
+ * balances are read back from the ledger's JSON-RPC.
  */
 const dataDir = mkdtempSync(join(tmpdir(), "demo-"));
 let service: RunningService | null = null;
@@ -89,6 +90,31 @@ describe("npm run demo (real child processes: `bun src/main.ts` on the embedded 
     const [merchantAta] = await findAssociatedTokenPda({ owner: payable.owner, mint: DEVNET_USDC_MINT as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     const balance = await ledgerCall<{ value: { amount: string } }>("getTokenAccountBalance", [merchantAta]);
     expect(BigInt(balance.value.amount)).toBe((payable.ownerUsdc ?? 0n) + 10_000n);
+
+    // 5. an agent registered from this laptop (issue 25 §4): metadata served on 127.0.0.1 (the
+    // service allows loopback metadata by default with the embedded ledger), register_agent built
+    // by POST /agents/register, signed by the owner, decoded; not executable without the program.
+    expect(out).toContain(`5. register an agent (POST ${urls["registry"]}/agents/register)`);
+    const served = /metadata served here at (http:\/\/127\.0\.0\.1:\d+\/agent\.json) \(sha256 ([0-9a-f]{64})\)/.exec(out);
+    expect(served).not.toBeNull();
+    const [, metadataUri, digest] = served ?? [];
+    const built = /-> 201: asset ([1-9A-HJ-NP-Za-km-z]{32,44}), agent PDA ([1-9A-HJ-NP-Za-km-z]{32,44}), blockhash /.exec(out);
+    expect(built).not.toBeNull();
+    const [, asset, agentPda] = built ?? [];
+    expect(agentPda).toBe((await findAgentPda(DEFAULT_REGISTRY_PROGRAM_ID, asset as Address))[0]);
+    expect(out).toContain(`decoded: one register_agent instruction of program ${DEFAULT_REGISTRY_PROGRAM_ID}`);
+    expect(out).toContain(`metadataUri        ${metadataUri}`);
+    expect(out).toContain(`metadataHash       ${digest} (the document's sha256)`);
+    expect(out).toContain(`tags               sha256("data"), sha256("analytics")`);
+    expect(out).toContain(`account agentIdentity      ${agentPda}`);
+    const signed = /signed as the owner: signatures ([^\n]*)/.exec(out)?.[1] ?? "";
+    expect(signed.split(", ").sort()).toEqual(["asset valid", "config authority valid", "owner valid"]);
+    expect(out).toContain("ledger simulateTransaction: err ");
+    expect(out).toContain(`not broadcast: this ledger has no binary for the x84 registry program ${DEFAULT_REGISTRY_PROGRAM_ID}, so register_agent cannot execute here`);
+    // Not executed, so not registered: the registry still lists the sample agents only.
+    const listed = (await (await fetch(`${urls["registry"]}/agents?limit=100`)).json()) as { data: { nftMint: string }[] };
+    expect(listed.data.map((agent) => agent.nftMint)).not.toContain(asset);
+    expect(listed.data).toHaveLength(samples.agents.length);
   }, 60_000);
 
   test("exits 1 with a message saying to run npm start when nothing listens at the URLs", async () => {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
-import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
+import { DEVNET_USDC_MINT, SOLANA_DEVNET, X84_DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import { normalisePaymentRequest } from "../../src/http/facilitator/payment-request.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { fundedPayment, settleBody, usdcOf } from "../../fixtures/payments.ts";
@@ -13,7 +13,7 @@ import { ataOf, buildTransaction, requirementsFor, standardInstructions } from "
 import type { Blockhash } from "@solana/kit";
 
 /** The devnet USDC the x84 docs name, beside the x402 packages' one. */
-const X84_DEVNET_USDC = "Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr" as Address;
+const X84_DEVNET_USDC = X84_DEVNET_USDC_MINT as Address;
 
 describe("USDC_MINT lists the accepted assets (whole service, embedded ledger)", () => {
   let service: TestService;
@@ -54,6 +54,43 @@ describe("USDC_MINT lists the accepted assets (whole service, embedded ledger)",
     const unlisted = settleBody(transaction, requirementsFor(base.actors, { asset: "So11111111111111111111111111111111111111112", amount: 1_000n, extra: { feePayer } }));
     expect((await postJson(service.facilitatorApp, "/verify", unlisted)).body).toMatchObject({ isValid: false, invalidReason: "UNSUPPORTED_ASSET" });
     expect(await usdcOf(ledger, payTo.address)).toBe(0n);
+  });
+});
+
+describe("USDC_MINT unset on devnet: both devnet USDCs are accepted by default (issue 25; whole service, embedded ledger)", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService();
+  }, 30_000);
+  afterAll(() => service.dispose());
+
+  test("/supported lists the x402 packages' devnet USDC and x84's, in both kinds", async () => {
+    expect(X84_DEVNET_USDC).toBe("Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr" as Address);
+    const supported = (await (await service.facilitatorApp.handle(new Request("http://facilitator.test/supported"))).json()) as {
+      kinds: { extra: { assets: string[] } }[];
+    };
+    expect(supported.kinds.map((k) => k.extra.assets)).toEqual([
+      [DEVNET_USDC_MINT, X84_DEVNET_USDC],
+      [DEVNET_USDC_MINT, X84_DEVNET_USDC],
+    ]);
+  });
+
+  test("a payment in x84's devnet USDC settles without any asset setting", async () => {
+    const ledger = service.embeddedLedger as LocalLedger;
+    const feePayer = service.feePayers.addresses[0] as Address;
+    const base = await fundedPayment(ledger, feePayer, { fund: 0n });
+    const { payer, payTo } = base.actors;
+    await ledger.setTokenAccount(payer.address, X84_DEVNET_USDC, { amount: 500n });
+    await ledger.setTokenAccount(payTo.address, X84_DEVNET_USDC, { amount: 0n });
+    const { blockhash } = await ledger.getLatestBlockhash();
+    const transaction = await buildTransaction(base.actors, {
+      feePayerAddress: feePayer,
+      blockhash: blockhash as Blockhash,
+      instructions: await standardInstructions(base.actors, { mint: X84_DEVNET_USDC, amount: 500n }),
+    });
+    const body = settleBody(transaction, requirementsFor(base.actors, { asset: X84_DEVNET_USDC, amount: 500n, extra: { feePayer } }));
+    expect((await postJson(service.facilitatorApp, "/settle", body)).body).toMatchObject({ success: true });
+    expect(await balanceOf(ledger, payTo.address, X84_DEVNET_USDC)).toBe(500n);
   });
 });
 

@@ -25,8 +25,18 @@ export const EXTENSION_MODE_POLICIES: Readonly<Record<ModeName, ExtensionModePol
   delegated: delegatedModePolicy,
 });
 
-/** Extension identifiers advertised in /supported: each extension mode's first alias, in the order of MODE_NAMES. */
-export const MODE_EXTENSION_IDS: readonly string[] = Object.freeze(MODE_NAMES.map((name) => MODE_POLICIES[name].aliases[0] as string));
+/**
+ * Extension identifiers advertised in /supported: every alias of every extension mode, family by
+ * family in the order each policy lists them (the spec's `svc-*`, then the x84 docs' `x84-*`,
+ * which x84's own client looks for), each family in the order of MODE_NAMES.
+ */
+export const MODE_EXTENSION_IDS: readonly string[] = Object.freeze(aliasFamilies());
+
+function aliasFamilies(): string[] {
+  const aliases = MODE_NAMES.map((name) => MODE_POLICIES[name].aliases);
+  const families = Math.max(...aliases.map((list) => list.length));
+  return Array.from({ length: families }, (_, family) => aliases.flatMap((list) => list[family] ?? [])).flat();
+}
 
 const BY_ALIAS: ReadonlyMap<string, ModeName> = new Map(MODE_NAMES.flatMap((name) => MODE_POLICIES[name].aliases.map((alias) => [alias, name] as const)));
 

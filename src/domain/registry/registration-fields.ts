@@ -14,6 +14,16 @@ export const MAX_AGENT_NAME_BYTES = 64;
 /** `metadataUri`: at most 200 UTF-8 bytes, the program's MetadataUriTooLong limit. */
 export const MAX_METADATA_URI_BYTES = 200;
 
+/**
+ * A development metadata URI: plain http to this machine, by the two names a laptop serves on
+ * (`127.0.0.1`, `localhost`), any port, no credentials. Admitted only where METADATA_ALLOW_LOOPBACK
+ * is on, which production refuses: on a server it would let any caller make the service fetch
+ * from its own loopback services.
+ */
+export function isLoopbackHttpUrl(url: URL): boolean {
+  return url.protocol === "http:" && (url.hostname === "127.0.0.1" || url.hostname === "localhost") && url.username === "" && url.password === "";
+}
+
 const utf8 = new TextEncoder();
 
 export function utf8ByteLength(text: string): number {

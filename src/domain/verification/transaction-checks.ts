@@ -51,7 +51,8 @@ export function checkProgramsAllowed(view: TransactionView, tokenProgram: Addres
 
 export type TransfersFound =
   | Readonly<{ ok: true; transfers: readonly TransferChecked[] }>
-  | Readonly<{ ok: false; rejection: Rejection }>;
+  /** `transferCount` is set when the count was wrong (not for another token instruction). */
+  | Readonly<{ ok: false; rejection: Rejection; transferCount?: number }>;
 
 /**
  * SECURITY: token instructions are TransferChecked (or TransferCheckedWithFee) and nothing else, and there are exactly
@@ -70,7 +71,11 @@ export function findTransfers(view: TransactionView, expected: 1 | 2): Transfers
   }
   if (transfers.length !== expected) {
     const what = expected === 1 ? "exactly 1" : "exactly 2 (the payment, then the protocol fee)";
-    return { ok: false, rejection: reject("TRANSFER_INSTRUCTION_COUNT", `transaction has ${transfers.length} TransferChecked instructions, expected ${what}`) };
+    return {
+      ok: false,
+      rejection: reject("TRANSFER_INSTRUCTION_COUNT", `transaction has ${transfers.length} TransferChecked instructions, expected ${what}`),
+      transferCount: transfers.length,
+    };
   }
   return { ok: true, transfers };
 }

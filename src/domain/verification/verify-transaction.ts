@@ -14,7 +14,7 @@ import {
   checkTransactionSize,
   findTransfers,
 } from "./transaction-checks.ts";
-import { type ProtocolFeeSplit, checkFeeTransfer, feeOf, splitFor } from "./protocol-fee.ts";
+import { type ProtocolFeeSplit, checkFeeTransfer, feeOf, refuseUnagreedSplit, splitFor } from "./protocol-fee.ts";
 import { checkAuthorityIsSigner, checkDecimals, checkMint, checkNotSelfPayment, checkRecipient } from "./transfer-checks.ts";
 import type { VerificationPolicy } from "./verification-policy.ts";
 import type { MintView } from "../token/mint-view.ts";
@@ -84,7 +84,12 @@ export async function verifyPaymentTransaction(input: TransactionCheckInput): Pr
   if (costly) return { ok: false, rejection: costly };
   const split = splitFor(input.requirements, input.protocolFee ?? null);
   const found = findTransfers(view, split ? 2 : 1);
-  if (!found.ok) return found;
+  if (!found.ok) {
+    // Two transfers where no split applies is a client splitting off a protocol fee (x84's does):
+    // say which split this facilitator expects rather than only counting instructions.
+    const unsplit = split === null && found.transferCount === 2 ? refuseUnagreedSplit(input.requirements, input.protocolFee ?? null) : null;
+    return { ok: false, rejection: unsplit ?? found.rejection };
+  }
   const [transfer, fee] = found.transfers as [TransferChecked, TransferChecked | undefined];
   const payer = transfer.authority;
   const payeeAmount = split ? input.requirements.amount - feeOf(input.requirements.amount, split) : input.requirements.amount;

@@ -1,5 +1,6 @@
 import { type TProperties, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { CAIP2_PATTERN } from "../../domain/networks.ts";
 import { REASON_CODES } from "../../domain/reason-codes.ts";
 import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
 import { decimalAtMostPattern } from "../decimal-pattern.ts";
@@ -46,6 +47,22 @@ const AmountModel = t.Union(
   { ...AMOUNT_PROBLEM, description: "integer in the token's base units (u64)", examples: ["1000"] },
 );
 
+/**
+ * x402 v2 holds requirements to the spec's forms: the amount is a decimal string and the network a
+ * CAIP-2 id. The looser forms above are v1's (a JSON number, `solana-devnet`); a v2 body using them
+ * is a 400 naming the field, never a payment judged under names it did not mean (issue 25).
+ */
+const V2_AMOUNT_PROBLEM = {
+  [ERROR_PHRASE]: `must be a non-negative integer in base units as a decimal string in x402 v2 (a JSON number is the v1 form), of at most ${U64_MAX} (u64)`,
+};
+const V2AmountModel = t.String({ pattern: decimalAtMostPattern(U64_MAX), description: "decimal string in the token's base units, no sign or leading zero", ...V2_AMOUNT_PROBLEM, examples: ["1000"] });
+const V2NetworkModel = t.String({
+  pattern: CAIP2_PATTERN,
+  [ERROR_PHRASE]: "must be a CAIP-2 network id (namespace:reference, e.g. solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1) in x402 v2; the v1 names solana-devnet and solana go with x402Version 1",
+  description: "CAIP-2 network id",
+  examples: ["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"],
+});
+
 const RequirementsExtraModel = t.Object(
   {
     feePayer: t.Optional(t.String({ description: "facilitator key that co-signs as fee payer; when given, the transaction's fee payer must be it", examples: [EXAMPLE_FEE_PAYER] })),
@@ -61,7 +78,7 @@ const RequirementsExtraModel = t.Object(
 
 const requirementsFields = {
   scheme: nonEmpty("payment scheme; only `exact` is supported (another is answered 200 UNSUPPORTED_SCHEME)", "exact"),
-  network: nonEmpty("CAIP-2 network id; the v1 names `solana-devnet` and `solana` are mapped to CAIP-2", EXAMPLE_NETWORK),
+  network: nonEmpty("CAIP-2 network id; with a v1 payload the v1 names `solana-devnet` and `solana` are mapped to CAIP-2 (a v2 payload needs CAIP-2)", EXAMPLE_NETWORK),
   asset: nonEmpty("token mint (base58), one of the assets /supported lists", EXAMPLE_ASSET),
   payTo: nonEmpty("recipient wallet (base58): the transfer goes to it or to its associated token account", EXAMPLE_PAY_TO),
   maxTimeoutSeconds: t.Optional(t.Number({ minimum: 0, [ERROR_PHRASE]: "must be a non-negative number", description: "seconds before the payment expires" })),
@@ -79,7 +96,20 @@ export const PaymentRequirementsModel = t.Union(
       { ...OPEN, title: "PaymentRequirements (x402 v1)", description: "v1 names the amount `maxAmountRequired`" },
     ),
   ],
-  { [ERROR_PHRASE]: "must be an object", description: "the requirements from the resource server's 402 answer" },
+  {
+    [ERROR_PHRASE]: "must be an object",
+    description: "the requirements from the resource server's 402 answer; with a v2 paymentPayload they must also fit PaymentRequirements (x402 v2): a decimal-string amount and a CAIP-2 network (400 otherwise)",
+  },
+);
+
+/**
+ * The requirements of an x402 v2 payment, `accepted` and `paymentRequirements` alike: `amount` (a
+ * decimal string) and a CAIP-2 `network`. The routes check `paymentRequirements` against it once the
+ * payload is known to be v2 (payment-request.ts), since v1 payloads keep v1's names.
+ */
+export const V2PaymentRequirementsModel = t.Object(
+  { ...requirementsFields, network: V2NetworkModel, amount: V2AmountModel },
+  { ...OPEN, title: "PaymentRequirements (x402 v2)", [ERROR_PHRASE]: "must be an object", description: "what the resource server asks for, in x402 v2's forms" },
 );
 
 /**
@@ -139,7 +169,7 @@ const modeField = (description: string) => t.Optional(t.Unknown({ description })
 
 function extensionsModel(modeRequired: boolean) {
   const mode = t.Unknown({
-    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")} and x84-*); another value is answered 200 MODE_INVALID`,
+    description: `settlement mode: atomic, attestation or delegated (also ${MODE_EXTENSION_IDS.join(", ")}); another value is answered 200 MODE_INVALID`,
     examples: ["atomic"],
   });
   return t.Object(
@@ -196,7 +226,7 @@ const ResourceModel = t.Union(
 const v2Payloads = payloadVariants(
   {
     x402Version: Type.Integer({ [ERROR_PHRASE]: "must be an integer", description: "protocol version", examples: [2] }),
-    accepted: PaymentRequirementsModel,
+    accepted: V2PaymentRequirementsModel,
     resource: t.Optional(ResourceModel),
   },
   "PaymentPayload",

@@ -12,7 +12,7 @@ import { canonicalModeName } from "../../application/payment/mode-table.ts";
 import { HttpError } from "../http-error.ts";
 import { paymentIdentifierOf } from "./payment-identifier-extension.ts";
 import { violationMessages } from "../validation-messages.ts";
-import { PaymentRequestBody, type PaymentRequirementsModel, V1PaymentPayloadModel } from "./models.ts";
+import { PaymentRequestBody, type PaymentRequirementsModel, V1PaymentPayloadModel, V2PaymentRequirementsModel } from "./models.ts";
 
 type RequirementsBody = typeof PaymentRequirementsModel.static;
 type PayloadBody = PaymentRequestBody["paymentPayload"];
@@ -22,6 +22,7 @@ type V2PayloadBody = Exclude<ObjectPayloadBody, V1PayloadBody>;
 
 const requestCheck = TypeCompiler.Compile(PaymentRequestBody);
 const v1PayloadCheck = TypeCompiler.Compile(V1PaymentPayloadModel);
+const v2RequirementsCheck = TypeCompiler.Compile(V2PaymentRequirementsModel);
 
 /**
  * Turns a `/verify` or `/settle` body into the internal v2 {@link PaymentRequest}, for callers
@@ -45,7 +46,18 @@ export function toPaymentRequest(body: PaymentRequestBody): PaymentRequest {
   const raw = body.paymentPayload;
   if (typeof raw === "string") return request(fromV1(decodeV1(raw), requirements), requirements, 1);
   if (isV1(raw)) return request(fromV1(raw, requirements), requirements, 1);
+  checkV2Requirements(body.paymentRequirements);
   return request(fromV2(raw), requirements, 2);
+}
+
+/**
+ * A v2 payment's requirements in v2's forms (the schema already holds `accepted` to them): which
+ * forms apply depends on the payload beside them, which a JSON Schema of one field cannot see.
+ */
+function checkV2Requirements(raw: RequirementsBody): void {
+  if (!v2RequirementsCheck.Check(raw)) {
+    throw badRequest(violationMessages(v2RequirementsCheck.Errors(raw), "paymentRequirements", "paymentRequirements."));
+  }
 }
 
 function request(payload: PaymentPayload, requirements: PaymentRequirements, version: 1 | 2): PaymentRequest {

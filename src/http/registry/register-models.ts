@@ -28,7 +28,7 @@ export const RegisterAgentBody = t.Object(
       minLength: 1,
       maxLength: MAX_METADATA_URI_BYTES,
       [ERROR_PHRASE]: `must be 1 to ${MAX_METADATA_URI_BYTES} bytes of UTF-8`,
-      description: `https: or ipfs: URI of the metadata JSON (fetched and hashed): at most ${MAX_METADATA_URI_BYTES} bytes of UTF-8, no whitespace or control characters`,
+      description: `https: or ipfs: URI of the metadata JSON (fetched and hashed; outside production with METADATA_ALLOW_LOOPBACK also http://127.0.0.1 or http://localhost): at most ${MAX_METADATA_URI_BYTES} bytes of UTF-8, no whitespace or control characters`,
     }),
     tags: t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 64 }), {

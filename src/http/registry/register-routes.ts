@@ -5,7 +5,7 @@ import { type RegisterAgentDeps, type RegistrationRefusal, registerAgent } from 
 import { isLedgerError } from "../../application/ports/ledger.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { MAX_FREE_TAG_LENGTH } from "../../domain/registry/register-agent.ts";
-import { agentNameProblems, metadataUriTextProblems } from "../../domain/registry/registration-fields.ts";
+import { agentNameProblems, isLoopbackHttpUrl, metadataUriTextProblems } from "../../domain/registry/registration-fields.ts";
 import { clientKey, noAddress } from "../client-address.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
@@ -21,6 +21,8 @@ export type RegisterRoutesDeps = Readonly<{
   trustForwardedFor: boolean;
   /** The socket peer of a request, as the listener reported it. */
   clientAddressOf?: (request: Request) => string | null;
+  /** METADATA_ALLOW_LOOPBACK: http://127.0.0.1 and http://localhost metadata URIs pass this route's scheme check. */
+  allowLoopbackMetadata?: boolean;
 }>;
 
 /** POST /agents/register: 201 with the x84 SDK's RegisterAgentResponse. */
@@ -31,7 +33,7 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
       if (!deps.registration) throw new HttpError(503, "registration is not configured on this service (no config authority key)");
       checkFields(body);
       const tags = checkTags(body.tags ?? [], deps.registration);
-      checkMetadataUri(body.metadataUri);
+      checkMetadataUri(body.metadataUri, deps.allowLoopbackMetadata ?? false);
       // SECURITY: each accepted call costs a config-authority signature (KMS/HSM) and a fetch.
       const client = clientKey(request, deps.clientAddressOf ?? noAddress, deps.trustForwardedFor);
       if (!(await deps.rateLimit.allow(client))) throw new HttpError(429, "too many registrations from this address; retry in a minute");
@@ -66,7 +68,7 @@ export function registerRoutes(deps: RegisterRoutesDeps) {
         tags: ["registration"],
         summary: "Build a register_agent transaction, partially signed by the config authority and a new asset key",
         description:
-          "The owner signs the returned transaction (its slot is empty) and broadcasts it. The metadata document is fetched to hash it (https: or ipfs:, public hosts only). Rate-limited per client (REGISTER_RATE_LIMIT_PER_MINUTE).",
+          "The owner signs the returned transaction (its slot is empty) and broadcasts it. The metadata document is fetched to hash it (https: or ipfs:, public hosts only; outside production with METADATA_ALLOW_LOOPBACK, the default with the embedded ledger, also http://127.0.0.1 and http://localhost on any port). Rate-limited per client (REGISTER_RATE_LIMIT_PER_MINUTE).",
       },
     },
   );
@@ -102,14 +104,15 @@ function checkTags(tags: readonly string[], registration: RegisterAgentDeps): re
   return tags;
 }
 
-function checkMetadataUri(uri: string): void {
+function checkMetadataUri(uri: string, allowLoopback: boolean): void {
   let parsed: URL;
   try {
     parsed = new URL(uri);
   } catch {
     throw new HttpError(400, "metadataUri is not a URI");
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "ipfs:") throw new HttpError(400, "metadataUri must be an https: or ipfs: URI");
+  if (parsed.protocol === "https:" || parsed.protocol === "ipfs:" || (allowLoopback && isLoopbackHttpUrl(parsed))) return;
+  throw new HttpError(400, allowLoopback ? "metadataUri must be an https: or ipfs: URI, or http: to 127.0.0.1 or localhost (METADATA_ALLOW_LOOPBACK)" : "metadataUri must be an https: or ipfs: URI");
 }
 
 /** The ledger or the config being unreachable is the service's outage, not a bad request. */

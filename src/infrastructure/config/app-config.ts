@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../domain/networks.ts";
+import { CAIP2_PATTERN, SOLANA_DEVNET, defaultAssetsOf } from "../../domain/networks.ts";
 import { DEFAULT_REGISTRY_PROGRAM_ID } from "../../domain/registry/pdas.ts";
 
 const Base58Address = Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$" });
@@ -26,9 +26,12 @@ export const AppConfigSchema = Type.Object({
   RECONCILE_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
   /** Failed settlement records younger than this are asked about again (landed after all? settled); 0 turns it off. */
   RECONCILE_RECHECK_FAILED_MINUTES: Type.Integer({ minimum: 0, maximum: 1440, default: 30 }),
-  NETWORK: Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", default: SOLANA_DEVNET }),
-  /** The accepted assets, comma-separated (the first is the one a development ledger funds). */
-  USDC_MINT: Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*$", default: DEVNET_USDC_MINT }),
+  NETWORK: Type.String({ pattern: CAIP2_PATTERN, default: SOLANA_DEVNET }),
+  /**
+   * The accepted assets, comma-separated (the first is the one a development ledger funds).
+   * Unset -> defaultAssetsOf(NETWORK): on devnet both devnet USDCs (acceptedAssetsOf).
+   */
+  USDC_MINT: Type.Optional(Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}(\\s*,\\s*[1-9A-HJ-NP-Za-km-z]{32,44})*$" })),
   VERIFY_SIMULATE: Type.Boolean({ default: true }),
   VERIFY_MAX_COMPUTE_UNIT_LIMIT: Type.Integer({ minimum: 1, maximum: 1_400_000, default: 400_000 }),
   VERIFY_MAX_COMPUTE_UNIT_PRICE: Type.Integer({ minimum: 0, default: 5_000_000 }),
@@ -104,6 +107,12 @@ export const AppConfigSchema = Type.Object({
   LEDGER_PROGRAMS: Type.Optional(Type.String({ pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}=[^,]+(,[1-9A-HJ-NP-Za-km-z]{32,44}=[^,]+)*$" })),
   /** Gateway that `ipfs://<cid>/path` metadata URIs are fetched through: https on port 443, no credentials. */
   IPFS_GATEWAY_URL: Type.String({ pattern: "^https://[^/?#@:]+(/[^?#]*)?$", default: "https://ipfs.io/ipfs/" }),
+  /**
+   * Registration may fetch metadata from `http://127.0.0.1` and `http://localhost` (any port), for a
+   * developer serving it on a laptop. Unset -> true with the embedded ledger, false with SOLANA_RPC_URL
+   * (metadataLoopbackAllowed); NODE_ENV=production refuses true (production-guard.ts).
+   */
+  METADATA_ALLOW_LOOPBACK: Type.Optional(Type.Boolean()),
   /** One deadline for a whole metadata fetch: DNS, connect, TLS, redirects and body. */
   METADATA_FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   /**
@@ -151,6 +160,25 @@ export const DEFAULT_PRODUCTION_ADMIN_PORT = 9090;
  */
 export function adminPortOf(config: Pick<AppConfig, "ADMIN_PORT" | "NODE_ENV">): number | null {
   return config.ADMIN_PORT ?? (config.NODE_ENV === "production" ? DEFAULT_PRODUCTION_ADMIN_PORT : null);
+}
+
+/**
+ * The accepted assets, in order, without repeats: USDC_MINT, or the network's defaults
+ * (defaultAssetsOf). The first is the one a development ledger funds.
+ */
+export function acceptedAssetsOf(config: Pick<AppConfig, "USDC_MINT" | "NETWORK">): readonly string[] {
+  const listed = config.USDC_MINT?.split(",").map((mint) => mint.trim());
+  return Object.freeze([...new Set(listed ?? defaultAssetsOf(config.NETWORK))]);
+}
+
+/**
+ * Whether registration fetches loopback metadata URIs: METADATA_ALLOW_LOOPBACK, unset meaning "only
+ * with the embedded ledger" (a laptop, as SEED_SAMPLE_AGENTS). SECURITY: never in production, even
+ * if the guard were bypassed: there it would let any caller make the service GET its own loopback ports.
+ */
+export function metadataLoopbackAllowed(config: Pick<AppConfig, "METADATA_ALLOW_LOOPBACK" | "SOLANA_RPC_URL" | "NODE_ENV">): boolean {
+  if (config.NODE_ENV === "production") return false;
+  return config.METADATA_ALLOW_LOOPBACK ?? config.SOLANA_RPC_URL === undefined;
 }
 
 /**

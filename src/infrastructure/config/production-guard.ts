@@ -14,7 +14,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function productionProblems(
   config: Pick<AppConfig, "NODE_ENV" | "ROLE" | "SOLANA_RPC_URL" | "DATABASE_URL" | "AUTH_JWT_PRIVATE_KEY_FILE"> &
-    Partial<Pick<AppConfig, "AUTH_DOMAIN" | "AUTH_URI">>,
+    Partial<Pick<AppConfig, "AUTH_DOMAIN" | "AUTH_URI" | "METADATA_ALLOW_LOOPBACK">>,
   env: Env,
 ): string[] {
   if (config.NODE_ENV !== "production") return [];
@@ -33,6 +33,11 @@ export function productionProblems(
   // issuer and audience. The development defaults would have users sign messages for "localhost".
   if (config.ROLE !== "facilitator" && (isLocal(config.AUTH_DOMAIN) || isLocal(config.AUTH_URI))) {
     problems.push("AUTH_DOMAIN and AUTH_URI: set them to the domain and URL users sign in to when NODE_ENV=production (the defaults name localhost)");
+  }
+  // SECURITY: loopback metadata URIs would let any caller of POST /agents/register make the service
+  // GET whatever listens on its own loopback interface (an admin port, a sidecar, a metadata agent).
+  if (config.METADATA_ALLOW_LOOPBACK === true) {
+    problems.push("METADATA_ALLOW_LOOPBACK: must not be true when NODE_ENV=production (loopback metadata URIs are for a laptop)");
   }
   for (const misspelled of misspelledSettings(env)) problems.push(describeMisspelling(misspelled));
   return problems;

@@ -7,6 +7,7 @@ import { readBodyWithinCap } from "./capped-body.ts";
 import { errorCode, httpStatusFailure, metadataFailure, timeoutFailure } from "./metadata-failure.ts";
 import { type FetchTarget, type TargetRules, parseGatewayUrl, targetOfMetadataUri, targetOfRedirect } from "./metadata-target.ts";
 import { type HttpsExchange, type PinnedHttpsTransport, createPinnedHttpsTransport } from "./pinned-https-transport.ts";
+import { createLoopbackHttpTransport } from "./loopback-http-transport.ts";
 
 export const DEFAULT_METADATA_MAX_BYTES = 1024 * 1024;
 export const DEFAULT_METADATA_MAX_REDIRECTS = 3;
@@ -27,6 +28,11 @@ export type MetadataFetcherOptions = Readonly<{
   resolver?: HostResolver;
   /** Default: node:https pinned to the vetted addresses. */
   transport?: PinnedHttpsTransport;
+  /**
+   * METADATA_ALLOW_LOOPBACK: also fetch `http://127.0.0.1[:port]/...` and `http://localhost[:port]/...`
+   * (a developer serving metadata on a laptop). Default false; production refuses it (production-guard.ts).
+   */
+  allowLoopbackHttp?: boolean;
 }>;
 
 /** Sent on every request; nothing else (no cookies, no authorization, no client headers). */
@@ -52,6 +58,7 @@ export function createMetadataFetcher(options: MetadataFetcherOptions): Metadata
   const rules: TargetRules = Object.freeze({
     gateway: parseGatewayUrl(options.gatewayUrl),
     allowedPorts: Object.freeze([...(options.allowedPorts ?? [443])]),
+    allowLoopbackHttp: options.allowLoopbackHttp ?? false,
   });
   const settings: FetchSettings = Object.freeze({
     rules,
@@ -59,6 +66,7 @@ export function createMetadataFetcher(options: MetadataFetcherOptions): Metadata
     maxRedirects: options.maxRedirects ?? DEFAULT_METADATA_MAX_REDIRECTS,
     resolver: options.resolver ?? systemHostResolver,
     transport: options.transport ?? createPinnedHttpsTransport(),
+    loopbackTransport: createLoopbackHttpTransport(),
   });
   return Object.freeze({
     async fetchMetadata(uri: string): Promise<MetadataDocument | MetadataFetchFailure> {
@@ -80,6 +88,8 @@ type FetchSettings = Readonly<{
   maxRedirects: number;
   resolver: HostResolver;
   transport: PinnedHttpsTransport;
+  /** Plain http to 127.0.0.1: reached only by the targets the loopback rule produced (http: URLs). */
+  loopbackTransport: PinnedHttpsTransport;
 }>;
 
 async function fetchWithin(uri: string, settings: FetchSettings, signal: AbortSignal): Promise<MetadataDocument | MetadataFetchFailure> {
@@ -88,7 +98,7 @@ async function fetchWithin(uri: string, settings: FetchSettings, signal: AbortSi
     if ("code" in target) return target;
     const addresses = await vettedAddresses(target, settings.resolver, signal);
     if ("code" in addresses) return addresses;
-    const exchange = await send(settings.transport, target.url, addresses, signal);
+    const exchange = await send(target.url.protocol === "http:" ? settings.loopbackTransport : settings.transport, target.url, addresses, signal);
     if ("code" in exchange) return exchange;
     if (!REDIRECT_STATUSES.has(exchange.status)) return documentOf(exchange, settings.maxBytes, signal);
     exchange.close();

@@ -1,4 +1,5 @@
 import type { MetadataFetchFailure } from "../../application/ports/metadata-fetcher.ts";
+import { isLoopbackHttpUrl } from "../../domain/registry/registration-fields.ts";
 import { metadataFailure } from "./metadata-failure.ts";
 import { forbiddenAddressReason } from "./ip-address-rules.ts";
 
@@ -15,6 +16,8 @@ export type TargetRules = Readonly<{
   /** Normalised IPFS gateway: https, no credentials, path ending in `/`. */
   gateway: URL;
   allowedPorts: readonly number[];
+  /** METADATA_ALLOW_LOOPBACK (never in production): `http://127.0.0.1` and `http://localhost` URIs, any port. */
+  allowLoopbackHttp: boolean;
 }>;
 
 /** A CID in any multibase the gateways accept (base58btc, base32, base36): letters and digits only. */
@@ -36,7 +39,14 @@ export function targetOfMetadataUri(uri: string, rules: TargetRules): FetchTarge
     const viaGateway = gatewayUrlOf(url, rules.gateway);
     return "code" in viaGateway ? viaGateway : checkHttpsUrl(viaGateway, rules);
   }
+  if (rules.allowLoopbackHttp && isLoopbackHttpUrl(url)) return loopbackTarget(url);
   return checkHttpsUrl(url, rules);
+}
+
+/** A development URI on this machine, pinned to 127.0.0.1 (`localhost` is never resolved). */
+function loopbackTarget(url: URL): FetchTarget {
+  url.hash = "";
+  return { url, hostname: "127.0.0.1", ip: "127.0.0.1" };
 }
 
 /**
@@ -47,6 +57,9 @@ export function targetOfRedirect(location: string, from: URL, rules: TargetRules
   const url = URL.parse(location, from);
   if (url === null) return metadataFailure("METADATA_URI_INVALID", "a redirect of the metadata URI points to an invalid URL");
   if (url.href.length > MAX_METADATA_URL_LENGTH) return metadataFailure("METADATA_URI_INVALID", "a redirect of the metadata URI is too long");
+  // SECURITY: only a loopback origin may redirect to loopback, so a public host cannot steer even a
+  // development service into the services listening on its machine.
+  if (rules.allowLoopbackHttp && isLoopbackHttpUrl(url) && isLoopbackHttpUrl(from)) return loopbackTarget(url);
   return checkHttpsUrl(url, rules);
 }
 
@@ -83,7 +96,8 @@ function checkHttpsUrl(url: URL, rules: TargetRules): FetchTarget | MetadataFetc
   // SECURITY: https only. http: would let a network attacker swap the document after we hash it
   // (and reaches plain-text internal services); file:, data:, ftp:, gopher: etc. are other SSRF vectors.
   if (url.protocol !== "https:") {
-    return metadataFailure("METADATA_SCHEME_FORBIDDEN", `the metadata URI scheme ${schemeName(url)} is not allowed (https or ipfs only)`);
+    const allowed = rules.allowLoopbackHttp ? "https, ipfs, or http to 127.0.0.1 or localhost" : "https or ipfs only";
+    return metadataFailure("METADATA_SCHEME_FORBIDDEN", `the metadata URI scheme ${schemeName(url)} is not allowed (${allowed})`);
   }
   // SECURITY: credentials in the URL would be sent to whoever the host is; the service never
   // authenticates anywhere on a client's behalf.

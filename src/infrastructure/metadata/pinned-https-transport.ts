@@ -99,7 +99,8 @@ function familyOf(family: number | string | undefined): 0 | 4 | 6 {
   return 0;
 }
 
-function exchangeOf(response: IncomingMessage, destroyRequest: () => void, signal: AbortSignal): HttpsExchange {
+/** A response head as an {@link HttpsExchange}; the deadline (`signal`) also cuts its body. */
+export function exchangeOf(response: IncomingMessage, destroyRequest: () => void, signal: AbortSignal): HttpsExchange {
   const close = () => {
     signal.removeEventListener("abort", onAbort);
     response.destroy();

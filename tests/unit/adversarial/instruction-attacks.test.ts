@@ -66,11 +66,11 @@ describe("extra instructions that would spend someone's money (kit-built, hand-w
     await expectRefused(tx, "TRANSFER_INSTRUCTION_COUNT");
   });
 
-  test("two transfers are TRANSFER_INSTRUCTION_COUNT", async () => {
+  test("two transfers without a configured protocol-fee split are PROTOCOL_FEE_MISMATCH (issue 25: its own reason, not the count)", async () => {
     const transfer = await transferInstruction(actors);
     const second = await transferInstruction(actors, { amount: 5n });
     const tx = await buildTransaction(actors, { instructions: withBudget(transfer, second) });
-    await expectRefused(tx, "TRANSFER_INSTRUCTION_COUNT");
+    await expectRefused(tx, "PROTOCOL_FEE_MISMATCH");
   });
 
   test("more instructions than the policy allows is TOO_MANY_INSTRUCTIONS", async () => {

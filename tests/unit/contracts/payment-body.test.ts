@@ -38,7 +38,12 @@ const ACCEPTED: Record<string, unknown> = {
   "a settlement mode with payload null": { paymentPayload: { x402Version: 2, accepted: R, payload: null, extensions: { mode: 42 } }, paymentRequirements: R },
   "null extra, extensions and resource": { paymentPayload: { ...v2, extensions: null, resource: null }, paymentRequirements: { ...R, extra: null } },
   "the largest u64 amount, as a string": { paymentPayload: v2, paymentRequirements: { ...R, amount: "18446744073709551615" } },
-  "an amount as a JSON integer": { paymentPayload: v2, paymentRequirements: { ...R, amount: 1000 } },
+  // v1 input keeps v1's names and forms (issue 25 holds only v2 to the spec's).
+  "v1 requirements with a JSON-integer maxAmountRequired and the v1 network name": {
+    paymentPayload: v1Base64(v1),
+    paymentRequirements: { ...EXAMPLE_V1_REQUEST.paymentRequirements, maxAmountRequired: 1000 },
+  },
+  "an amount as a JSON integer beside the v1 object payload": { paymentPayload: v1, paymentRequirements: { ...R, amount: 1000 } },
   "a 128-character paymentId of the whole charset": { paymentPayload: { ...v2, extensions: { paymentId: `aZ09._:-${"x".repeat(120)}` } }, paymentRequirements: R },
 };
 
@@ -56,6 +61,27 @@ const REFUSED: Record<string, readonly [unknown, string]> = {
   "an amount above u64": [{ paymentPayload: v2, paymentRequirements: { ...R, amount: "18446744073709551616" } }, "paymentRequirements.amount must be a non-negative integer"],
   "a fractional amount": [{ paymentPayload: v2, paymentRequirements: { ...R, amount: "1.5" } }, "paymentRequirements.amount must be a non-negative integer"],
   "a negative amount in accepted": [{ paymentPayload: { ...v2, accepted: { ...R, amount: -1 } }, paymentRequirements: R }, "paymentPayload.accepted.amount must be a non-negative integer"],
+  // x402 v2 is held to its own forms (issue 25): these used to verify as valid.
+  "a v2 payment whose requirements' amount is a JSON number": [
+    { paymentPayload: v2, paymentRequirements: { ...R, amount: 1000 } },
+    "paymentRequirements.amount must be a non-negative integer in base units as a decimal string in x402 v2",
+  ],
+  "a v2 payment whose accepted amount is a JSON number": [
+    { paymentPayload: { ...v2, accepted: { ...R, amount: 1000 } }, paymentRequirements: R },
+    "paymentPayload.accepted.amount must be a non-negative integer in base units as a decimal string in x402 v2",
+  ],
+  "a v2 payment whose requirements name the v1 network solana-devnet": [
+    { paymentPayload: v2, paymentRequirements: { ...R, network: "solana-devnet" } },
+    "paymentRequirements.network must be a CAIP-2 network id (namespace:reference, e.g. solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1) in x402 v2",
+  ],
+  "a v2 payment whose accepted names the v1 network solana-devnet": [
+    { paymentPayload: { ...v2, accepted: { ...R, network: "solana-devnet" } }, paymentRequirements: R },
+    "paymentPayload.accepted.network must be a CAIP-2 network id",
+  ],
+  "a v2 payment with v1's maxAmountRequired instead of amount": [
+    { paymentPayload: v2, paymentRequirements: { ...EXAMPLE_V1_REQUEST.paymentRequirements, network: R.network } },
+    "paymentRequirements.amount is required",
+  ],
   "an empty scheme": [{ paymentPayload: v2, paymentRequirements: { ...R, scheme: "" } }, "paymentRequirements.scheme must be a non-empty string"],
   "extra not an object": [{ paymentPayload: v2, paymentRequirements: { ...R, extra: [] } }, "paymentRequirements.extra must be an object"],
   "resource of the wrong type": [{ paymentPayload: { ...v2, resource: 5 }, paymentRequirements: R }, "paymentPayload.resource must be a string or an object with a string url"],

@@ -9,7 +9,7 @@ import type { PinnedHttpsTransport } from "../../../src/infrastructure/metadata/
 
 /** Pure unit tests (no HTTP at all): the address rules over every notation, as literals and as DNS answers. */
 
-const rules = { gateway: parseGatewayUrl("https://ipfs.io/ipfs/"), allowedPorts: [443] };
+const rules = { gateway: parseGatewayUrl("https://ipfs.io/ipfs/"), allowedPorts: [443], allowLoopbackHttp: false };
 
 /** [address as a resolver or URL parser would produce it, the range it falls in]. */
 const FORBIDDEN: readonly (readonly [string, string])[] = [

@@ -11,8 +11,10 @@ describe("the mode table (pure)", () => {
     expect(MODE_POLICIES.standard.aliases).toEqual([]);
   });
 
-  test("/supported advertises each mode's first alias, in the documented order", () => {
-    expect(MODE_EXTENSION_IDS).toEqual(["svc-atomic", "svc-attestation", "svc-delegated"]);
+  test("/supported advertises every alias: the spec's svc-* ids, then the x84 docs' x84-* ids (issue 25)", () => {
+    expect(MODE_EXTENSION_IDS).toEqual(["svc-atomic", "svc-attestation", "svc-delegated", "x84-atomic", "x84-attestation", "x84-delegated"]);
+    // Each advertised id is accepted, and names the mode it says.
+    for (const id of MODE_EXTENSION_IDS) expect(canonicalModeName(id)).toBe(id.slice(4));
   });
 
   test("aliases map to the spec's names; the names themselves and anything else pass through", () => {

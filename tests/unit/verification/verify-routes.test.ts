@@ -145,7 +145,7 @@ describe("POST /verify and GET /supported through app.handle (Elysia, hand-writt
         { x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy, assetPolicies } },
         { x402Version: 1, scheme: "exact", network: "solana-devnet", extra: { feePayer: actors.feePayer.address, assets: [DEVNET_USDC_MINT], policy, assetPolicies } },
       ],
-      extensions: ["svc-atomic", "svc-attestation", "svc-delegated", "payment-identifier"],
+      extensions: ["svc-atomic", "svc-attestation", "svc-delegated", "x84-atomic", "x84-attestation", "x84-delegated", "payment-identifier"],
       signers: { "solana:*": [actors.feePayer.address, second] },
     });
     expect(DEVNET_USDC_MINT).toBe(requirements["asset"] as string);
