@@ -9,8 +9,10 @@ export type MemoryStatus = Readonly<{ rssMb: number; hwmMb: number }>;
 
 export type ServiceProcess = Readonly<{
   pid: number;
-  /** From spawn to the first 200 on /health. */
+  /** From spawn to a 200 on /health (and on every other port asked for). */
   healthyMs: number;
+  /** CPU time (user + system, every thread) the process had used when it was healthy. */
+  healthyCpuMs: number;
   /** VmRSS (resident now) and VmHWM (the peak resident size since the process started). */
   memory(): MemoryStatus;
   /** SIGTERM, then waits for the exit. */
@@ -24,40 +26,70 @@ export function randomPort(): number {
   return 20000 + Math.floor(Math.random() * 20000);
 }
 
+/** A port to wait for: an app's `/health`, or the embedded ledger's JSON-RPC `getHealth`. */
+export type HealthTarget = Readonly<{ port: number; kind: "app" | "ledger" }>;
+
+/** 200 from an app's /health, or `"ok"` from the ledger's JSON-RPC getHealth. */
+async function healthy(target: HealthTarget): Promise<boolean> {
+  try {
+    if (target.kind === "app") return (await fetch(`http://127.0.0.1:${target.port}/health`)).status === 200;
+    const response = await fetch(`http://127.0.0.1:${target.port}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" }),
+    });
+    return response.status === 200 && ((await response.json()) as { result?: unknown }).result === "ok";
+  } catch {
+    return false; // not listening yet
+  }
+}
+
 /**
- * Starts the service with exactly `env` (plus PATH and LOG_LEVEL=warn) and waits for /health on
- * `healthPort` (the facilitator's port unless ROLE=registry).
+ * Starts the service with exactly `env` (plus PATH and LOG_LEVEL=warn) and waits until every
+ * target is healthy: `healthPort`'s /health (the facilitator's port unless ROLE=registry) and
+ * each of `more` (the registry's port, the embedded ledger's JSON-RPC).
  */
-export async function startService(env: Readonly<Record<string, string>>, healthPort: number): Promise<ServiceProcess> {
+export async function startService(env: Readonly<Record<string, string>>, healthPort: number, more: readonly HealthTarget[] = []): Promise<ServiceProcess> {
   const started = performance.now();
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: ROOT,
     env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "warn", ...env },
-    stdout: "ignore",
+    // Piped for its last words when it exits before it is healthy (LOG_LEVEL=warn: a few lines).
+    stdout: "pipe",
     stderr: "inherit",
   });
   const stop = async (): Promise<void> => {
     child.kill("SIGTERM");
     await child.exited;
   };
+  let waiting: HealthTarget[] = [{ port: healthPort, kind: "app" }, ...more];
+  let healthyMs = 0;
+  let healthyCpuMs = 0;
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was healthy`);
+      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was healthy: ${(await new Response(child.stdout).text()).slice(-2000)}`);
       if (performance.now() - started > 60_000) throw new Error("not healthy within 60 s");
-      try {
-        const response = await fetch(`http://127.0.0.1:${healthPort}/health`);
-        if (response.status === 200) break;
-      } catch {
-        // not listening yet
+      // Every port is asked at once, and each is asked again only until it has answered.
+      const answers = await Promise.all(waiting.map(healthy));
+      waiting = waiting.filter((_, i) => !answers[i]);
+      if (waiting.length === 0) {
+        healthyMs = performance.now() - started;
+        healthyCpuMs = processCpuMs(child.pid);
+        break;
       }
-      await Bun.sleep(20);
+      await Bun.sleep(10);
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  const healthyMs = performance.now() - started;
-  return Object.freeze({ pid: child.pid, healthyMs, memory: () => memoryOf(child.pid), stop });
+  return Object.freeze({ pid: child.pid, healthyMs, healthyCpuMs, memory: () => memoryOf(child.pid), stop });
+}
+
+/** utime + stime of the whole process (every thread), from /proc/<pid>/stat; USER_HZ is 100. */
+export function processCpuMs(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 export function memoryOf(pid: number): MemoryStatus {

@@ -1,6 +1,9 @@
 /**
- * Start-up time to healthy: spawns `bun src/main.ts` and polls /health until it answers 200.
- * Runs with embedded defaults (fresh DATA_DIR, then the same DATA_DIR again), for ROLE=all (the
+ * Start-up time to healthy: spawns `bun src/main.ts` and polls every port it serves until each
+ * answers (the facilitator's and, for ROLE=all, the registry's /health with 200; the embedded
+ * ledger's JSON-RPC getHealth with "ok"). Beside the wall time, the CPU the process had used by
+ * then (every thread), which moves less than the wall time on a shared machine. Runs with
+ * embedded defaults (fresh DATA_DIR, then the same DATA_DIR again), for ROLE=all (the
  * default) and ROLE=facilitator, and with PostgreSQL (DATABASE_URL, a bench database created and
  * dropped here). Beside each time, the child's peak resident size (VmHWM) when it became healthy.
  *
@@ -14,18 +17,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { checkPgliteTemplate, DEFAULT_PGLITE_TEMPLATE } from "../src/infrastructure/store/pglite-template.ts";
-import { loadAverage, median, randomPort, startService } from "./service-process.ts";
+import { type HealthTarget, loadAverage, median, randomPort, startService } from "./service-process.ts";
 
 const runs = Number(process.argv[2] ?? 3);
 const ADMIN_URL = process.env["TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-type Sample = Readonly<{ ms: number; peakMb: number }>;
+type Sample = Readonly<{ ms: number; cpuMs: number; peakMb: number }>;
 
 async function timeToHealthy(env: Record<string, string>): Promise<Sample> {
   const port = randomPort();
-  const service = await startService({ ROLE: "facilitator", FACILITATOR_PORT: String(port), REGISTRY_PORT: String(port + 1), LOCAL_LEDGER_PORT: "0", ...env }, port);
+  const all = (env["ROLE"] ?? "facilitator") === "all";
+  const more: HealthTarget[] = [{ port: port + 2, kind: "ledger" }, ...(all ? [{ port: port + 1, kind: "app" as const }] : [])];
+  const service = await startService({ ROLE: "facilitator", FACILITATOR_PORT: String(port), REGISTRY_PORT: String(port + 1), LOCAL_LEDGER_PORT: String(port + 2), ...env }, port, more);
   try {
-    return { ms: service.healthyMs, peakMb: service.memory().hwmMb };
+    return { ms: service.healthyMs, cpuMs: service.healthyCpuMs, peakMb: service.memory().hwmMb };
   } finally {
     await service.stop();
   }
@@ -33,8 +38,10 @@ async function timeToHealthy(env: Record<string, string>): Promise<Sample> {
 
 function summary(label: string, samples: readonly Sample[]): void {
   const times = samples.map((s) => s.ms.toFixed(0)).join(", ");
+  const cpu = samples.map((s) => s.cpuMs.toFixed(0)).join(", ");
   console.log(
     `${label.padEnd(52)} median ${median(samples.map((s) => s.ms)).toFixed(0).padStart(5)} ms (${times})   ` +
+      `CPU median ${median(samples.map((s) => s.cpuMs)).toFixed(0)} ms (${cpu})   ` +
       `peak ${median(samples.map((s) => s.peakMb)).toFixed(0)} MB   load ${loadAverage()}`,
   );
 }

@@ -33,6 +33,7 @@ import type { OpenedStore } from "../infrastructure/store/index.ts";
 import { type FeePayerProtection, feePayerBalanceCheck } from "./fee-payer-protection.ts";
 import { ping, toOperators } from "./health-probes.ts";
 import type { WindowCounterFactory } from "./window-counters-composition.ts";
+import type { Discovery } from "./discovery-composition.ts";
 
 export type FacilitatorWiring = Readonly<{
   config: AppConfig;
@@ -47,6 +48,8 @@ export type FacilitatorWiring = Readonly<{
   enterLogContext: EnterLogContext;
   logger: Logger;
   version: string;
+  /** The Bazaar catalogue; null when DISCOVERY_ENABLED=false. */
+  discovery?: Discovery | null;
 }>;
 
 export type Facilitator = Readonly<{
@@ -57,7 +60,7 @@ export type Facilitator = Readonly<{
 }>;
 
 export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
-  const { config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version } = wiring;
+  const { config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version, discovery } = wiring;
   const paymentDeps: PaymentDeps = {
     ledger,
     feePayers: () => feePayers.addresses,
@@ -148,6 +151,7 @@ export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
     logger,
     health,
     version,
+    ...(discovery ? { discovery: { catalogue: discovery.catalogue }, observePayment: discovery.recorder.observe } : {}),
   };
   return Object.freeze({ paymentDeps, settlement, facilitatorDeps });
 }

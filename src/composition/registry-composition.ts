@@ -9,7 +9,9 @@ import { systemClock } from "../application/ports/clock.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
 import { createFeedbackDetailBackfill } from "../application/registry/feedback-detail-backfill.ts";
-import { createCategoryCatalog } from "../domain/registry/categories.ts";
+import type { CategoryCatalog } from "../domain/registry/categories.ts";
+import { createAgentPayments } from "../application/registry/agent-payments.ts";
+import { createSqlPaymentStats } from "../infrastructure/store/sql-payment-stats.ts";
 import { type ClientAddresses, createClientAddresses } from "../http/client-address.ts";
 import type { RegistryAppDeps } from "../http/registry-app.ts";
 import { type AppConfig, authAllowedOrigins } from "../infrastructure/config/app-config.ts";
@@ -19,10 +21,9 @@ import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
 import { createRpcProgramFeed } from "../infrastructure/ledger/rpc-program-feed.ts";
 import type { EnterLogContext } from "../application/ports/log-context.ts";
 import type { PrometheusMetrics } from "../infrastructure/metrics/prometheus-metrics.ts";
-import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
 import { type LiveAgentIndex, createAgentIndex } from "../infrastructure/registry/ledger-agent-index.ts";
 import { createRpcProgramAccountReader } from "../infrastructure/registry/rpc-program-account-reader.ts";
-import type { OpenedStore } from "../infrastructure/store/index.ts";
+import type { OpenedStore } from "../infrastructure/store/open-store.ts";
 import { createSqlFeedbackDetailUriStore } from "../infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createSqlRegistryAccountStore } from "../infrastructure/store/sql-registry-account-store.ts";
 import { createAuth } from "./auth-composition.ts";
@@ -74,6 +75,7 @@ export type RegistryWiring = Readonly<{
   ledgers: Ledgers;
   storage: Storage;
   index: LiveAgentIndex;
+  categories: CategoryCatalog;
   /** The facilitator key named in a development ProtocolConfig. */
   facilitator: Address | undefined;
   metrics: PrometheusMetrics;
@@ -91,9 +93,8 @@ export type Registry = Readonly<{
 }>;
 
 export async function composeRegistry(wiring: RegistryWiring): Promise<Registry> {
-  const { config, ledgers, storage, index, metrics, logger } = wiring;
+  const { config, ledgers, storage, index, categories, metrics, logger } = wiring;
   const { store, counters } = storage;
-  const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
   const registration = await createRegistration({
     config,
     env: wiring.env,
@@ -115,6 +116,8 @@ export async function composeRegistry(wiring: RegistryWiring): Promise<Registry>
     enterLogContext: wiring.enterLogContext,
     index,
     categories,
+    // Payments settled through this facilitator to agents' owners (docs/registry.md#payments), cached.
+    payments: createAgentPayments({ stats: createSqlPaymentStats(store.executor, config.NETWORK), clock: systemClock }),
     registration: registration.deps,
     rateLimit: registration.rateLimit,
     allowLoopbackMetadata: registration.allowLoopbackMetadata,

@@ -22,12 +22,15 @@ import { type LocalLedger, serveLocalLedgerRpc } from "../infrastructure/ledger/
 import { enterLogContext } from "../infrastructure/logging/log-context.ts";
 import { registryIndexGauges, signerHealthGauge } from "../infrastructure/metrics/service-gauges.ts";
 import type { LiveAgentIndex } from "../infrastructure/registry/ledger-agent-index.ts";
-import type { OpenedStore } from "../infrastructure/store/index.ts";
+import type { OpenedStore } from "../infrastructure/store/open-store.ts";
+import { createCategoryCatalog } from "../domain/registry/categories.ts";
+import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
+import { type Discovery, composeDiscovery } from "./discovery-composition.ts";
 import { composeFacilitator, protocolFeeOf, startReconciler } from "./facilitator-composition.ts";
 import { createFeePayerProtection } from "./fee-payer-protection.ts";
 import { composeFeePayers } from "./fee-payers-composition.ts";
 import { composeRegistry, composeRegistryIndex } from "./registry-composition.ts";
-import { composeLedger, composeStorage, createServiceMetrics } from "./shared-composition.ts";
+import { closeOpeningStore, composeLedger, composeStorage, createServiceMetrics, startOpeningStore } from "./shared-composition.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -49,6 +52,8 @@ export type Service = Readonly<{
   registryIndex: LiveAgentIndex;
   /** The listener records each request's peer here; the registry's per-client limits read it. */
   clientAddresses: ClientAddresses;
+  /** The Bazaar catalogue; null when DISCOVERY_ENABLED=false or ROLE=registry. */
+  discovery: Discovery | null;
   /** Finishes in-flight settlements (bounded), then releases every resource. */
   close(graceMs?: number): Promise<void>;
 }>;
@@ -58,6 +63,18 @@ export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 
 /** `env` is only where signers read the secrets their settings name (config.signers holds references). */
 export async function buildService(config: ServiceConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
+  // Opened first and awaited where it is needed (shared-composition.ts).
+  const opening = startOpeningStore(config, logger);
+  try {
+    return await composeService(config, env, logger, adapters, opening);
+  } catch (error) {
+    // So the same process can boot again on the same DATA_DIR once the setting is fixed.
+    await closeOpeningStore(opening);
+    throw error;
+  }
+}
+
+async function composeService(config: ServiceConfig, env: Env, logger: Logger, adapters: ServiceAdapters, opening: Promise<OpenedStore>): Promise<Service> {
   // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
   const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
@@ -65,7 +82,7 @@ export async function buildService(config: ServiceConfig, env: Env, logger: Logg
   const ledgers = await composeLedger(config, acceptedAssets, metrics, logger);
   const { ledger, embeddedLedger } = ledgers;
   const feePayers = await composeFeePayers(config, env, embeddedLedger, metrics, logger);
-  const storage = await composeStorage(config, metrics, logger);
+  const storage = await composeStorage(opening, config, metrics, logger);
   const { store, counters } = storage;
   const registryIndex = composeRegistryIndex(config, ledgers, store, logger);
   const index = registryIndex.index;
@@ -74,10 +91,13 @@ export async function buildService(config: ServiceConfig, env: Env, logger: Logg
   // SECURITY: /metrics (the fee payers' balances and spend), /openapi and /docs move to ADMIN_PORT in
   // production; the public apps then do not register them (src/http/operations-surface.ts).
   const publicSurface = config.NODE_ENV === "production" ? "omit" : "serve";
-  const { settlement, facilitatorDeps } = composeFacilitator({ config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version: VERSION });
+  const categories = createCategoryCatalog(await loadCategoryNames(config.REGISTRY_CATEGORIES_FILE ?? null));
+  // The Bazaar catalogue (docs/discovery.md); a registry-only process serves no facilitator routes.
+  const discovery = config.ROLE === "registry" ? null : composeDiscovery({ config, store, index, categories, metrics, logger });
+  const { settlement, facilitatorDeps } = composeFacilitator({ config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version: VERSION, discovery });
   const facilitatorApp = createFacilitatorApp(facilitatorDeps, publicSurface);
 
-  const registry = await composeRegistry({ config, env, ledgers, storage, index, facilitator: feePayers.addresses[0], metrics, enterLogContext, logger, version: VERSION, metadataFetcher: adapters.metadataFetcher });
+  const registry = await composeRegistry({ config, env, ledgers, storage, index, categories, facilitator: feePayers.addresses[0], metrics, enterLogContext, logger, version: VERSION, metadataFetcher: adapters.metadataFetcher });
   const { registryDeps, registration, clientAddresses } = registry;
   const registryApp = createRegistryApp(registryDeps, publicSurface);
 
@@ -109,12 +129,15 @@ export async function buildService(config: ServiceConfig, env: Env, logger: Logg
     admin,
     registryIndex: index,
     clientAddresses,
+    discovery,
     close: async (graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000) => {
       reconcile.stop();
+      discovery?.stop();
       if (settlement) await Promise.race([settlement.drain(), new Promise((r) => setTimeout(r, graceMs))]);
       await feePayers.close();
       await registration.close();
       await counters.close();
+      await discovery?.recorder.idle();
       await registryIndex.close();
       await store.close();
     },

@@ -16,7 +16,7 @@ import { redactText } from "../infrastructure/logging/redact.ts";
 import { instrumentLedger } from "../infrastructure/metrics/instrumented-ledger.ts";
 import { instrumentStore } from "../infrastructure/metrics/instrumented-store.ts";
 import { type PrometheusMetrics, createPrometheusMetrics } from "../infrastructure/metrics/prometheus-metrics.ts";
-import { type OpenedStore, openStore } from "../infrastructure/store/index.ts";
+import { type OpenedStore, openStore } from "../infrastructure/store/open-store.ts";
 import { type WindowCounterFactory, windowCounterFactory } from "./window-counters-composition.ts";
 
 /** How long start-up waits for the ledger's genesis hash before leaving the NETWORK check to recovery. */
@@ -70,18 +70,32 @@ async function seedSampleAgentsIfAsked(config: AppConfig, embeddedLedger: LocalL
 
 export type Storage = Readonly<{ store: OpenedStore; counters: WindowCounterFactory }>;
 
+/**
+ * Starts opening the store, to be awaited where it is needed (composeStorage): PGlite compiles its
+ * WebAssembly on the engine's threads (and PostgreSQL connects) while the ledger, the sample agents
+ * and the signers are set up. Its failure is reported where it is awaited; until then it is not an
+ * unhandled rejection.
+ */
+export function startOpeningStore(config: AppConfig, logger: Logger): Promise<OpenedStore> {
+  const opening = openStore({
+    dataDir: config.DATA_DIR,
+    maxConnections: config.DATABASE_POOL_MAX,
+    migrate: config.MIGRATE_ON_BOOT,
+    logger: logger.child({ component: "store" }),
+    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+  });
+  opening.catch(() => undefined);
+  return opening;
+}
+
+/** A boot that fails leaves the store closed (a PGlite directory stays locked while it is open). */
+export async function closeOpeningStore(opening: Promise<OpenedStore>): Promise<void> {
+  await opening.then((opened) => opened.close(), () => undefined).catch(() => undefined);
+}
+
 /** The settlement database and the window counters every shared limit uses (Redis or that database). */
-export async function composeStorage(config: AppConfig, metrics: PrometheusMetrics, logger: Logger): Promise<Storage> {
-  const store = instrumentStore(
-    await openStore({
-      dataDir: config.DATA_DIR,
-      maxConnections: config.DATABASE_POOL_MAX,
-      migrate: config.MIGRATE_ON_BOOT,
-      logger: logger.child({ component: "store" }),
-      ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
-    }),
-    metrics,
-  );
+export async function composeStorage(opening: Promise<OpenedStore>, config: AppConfig, metrics: PrometheusMetrics, logger: Logger): Promise<Storage> {
+  const store = instrumentStore(await opening, metrics);
   const counters = windowCounterFactory(config, store.executor, { metrics, logger: logger.child({ component: "counters" }) });
   return Object.freeze({ store, counters });
 }

@@ -9,17 +9,20 @@ import { type FacilitatorSettleDeps, facilitatorSettleRoutes } from "./facilitat
 import { type FacilitatorVerifyDeps, facilitatorVerifyRoutes } from "./facilitator/verify-routes.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { type ApiKeyHashes, apiKeyGuard, createApiKeyCallers } from "./facilitator/api-key-guard.ts";
+import { type DiscoveryRoutesDeps, discoveryRoutes } from "./facilitator/discovery-routes.ts";
 
 export type FacilitatorAppDeps = FacilitatorVerifyDeps &
   FacilitatorSettleDeps &
   ObservabilityDeps &
-  Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null; apiKeysRequired?: boolean }>;
+  Readonly<{ health: HealthProbes; version: string; apiKeys?: ApiKeyHashes | null; apiKeysRequired?: boolean }> &
+  /** The Bazaar catalogue (DISCOVERY_ENABLED); its routes are absent without it. */
+  Readonly<{ discovery?: DiscoveryRoutesDeps }>;
 
 /** The facilitator interface's version (service-spec.md, Versioning 2), apart from the package's. */
 export const FACILITATOR_API_VERSION = "0.2.0";
 
 /**
- * The facilitator interface: /supported, /verify, /settle, /health, and its operations routes
+ * The facilitator interface: /supported, /verify, /settle, /discovery/*, /health, and its operations routes
  * /metrics, /openapi, /docs where `surface` says (operations-surface.ts).
  */
 export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: OperationsSurface = "serve") {
@@ -32,6 +35,7 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: Operatio
     .use(healthRoutes(deps.health, deps.version))
     .use(facilitatorVerifyRoutes(deps))
     .use(facilitatorSettleRoutes({ ...deps, apiKeyCallers }))
+    .use(deps.discovery ? discoveryRoutes(deps.discovery) : new Elysia())
     .use(
       apiDocs({
         enabled: surface !== "omit",
@@ -44,6 +48,7 @@ export function createFacilitatorApp(deps: FacilitatorAppDeps, surface: Operatio
           "When the operator sets FACILITATOR_API_KEYS_FILE, /verify and /settle need `Authorization: Bearer <key>`.",
         tags: [
           { name: "payments", description: "verification and settlement" },
+          { name: "discovery", description: "x402 Bazaar: resources declared in payments settled here, joined to the agent registry" },
         ],
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "opt-in (FACILITATOR_API_KEYS_FILE): required on /verify and /settle when configured" },

@@ -191,24 +191,20 @@ describe("metadata fetcher (real fetcher and transport, msw origins, injected re
   test("an endless body and a declared Content-Length over 1 MiB are METADATA_TOO_LARGE, without waiting for the end", async () => {
     // msw drains a handler's stream into its mock socket whatever the client reads, so what the
     // origin had to produce is shown against a real server in loopback-tls-server.test.ts.
-    const started = performance.now();
+    // No stopwatch here (it failed on a loaded machine and proved nothing msw can show).
     expectFailure(await fetcher.fetchMetadata("https://agents.example.com/endless.json"), 400, "METADATA_TOO_LARGE");
     expectFailure(await fetcher.fetchMetadata("https://agents.example.com/declared-huge.json"), 400, "METADATA_TOO_LARGE");
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   test("slow response head: METADATA_TIMEOUT (502) at the configured deadline", async () => {
     const quick = createMetadataFetcher({ gatewayUrl: "https://gateway.example.com/ipfs/", timeoutMs: 150, resolver });
-    const started = performance.now();
+    // The origin answers after 2 s: a deadline that did not fire would return the document.
     expectFailure(await quick.fetchMetadata("https://agents.example.com/slow-head.json"), 502, "METADATA_TIMEOUT");
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   test("a body that trickles past the deadline: METADATA_TIMEOUT", async () => {
     const quick = createMetadataFetcher({ gatewayUrl: "https://gateway.example.com/ipfs/", timeoutMs: 150, resolver });
-    const started = performance.now();
     expectFailure(await quick.fetchMetadata("https://agents.example.com/slow-body.json"), 502, "METADATA_TIMEOUT");
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   test("a resolver that never answers: METADATA_TIMEOUT", async () => {

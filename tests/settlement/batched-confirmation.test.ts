@@ -37,6 +37,11 @@ const processed: SignatureStatus = { slot: 1n, confirmationStatus: "processed", 
 const sig = (n: number) => `sig${n}` as Signature;
 const policy = { pollIntervalMs: 5, maxWaitMs: 2_000 };
 
+/** Yields to timers until `condition` holds (the poller runs on real timers; its clock is the test's). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await Bun.sleep(1);
+}
+
 describe("batched confirmation (hand-written fake ledger)", () => {
   test("signatures submitted together are looked up in one getSignatureStatuses call", async () => {
     const fake = scriptedLedger(() => confirmed);
@@ -77,6 +82,59 @@ describe("batched confirmation (hand-written fake ledger)", () => {
 
     expect(outcome).toEqual({ kind: "unknown", reason: "getSignatureStatuses: HTTP error 503" });
     expect(fake.batches.length).toBeGreaterThan(1);
+  });
+
+  test("a first look asks only about signatures not looked at yet; those still waiting are asked again at the full poll", async () => {
+    let time = 0;
+    const fake = scriptedLedger((signature, poll) => (signature === "sig1" && poll < 3 ? processed : confirmed));
+    const confirm = createBatchedConfirmer(fake.ledger, { pollIntervalMs: 60_000, maxWaitMs: 600_000 }, () => time);
+
+    const first = confirm(sig(1), 1_000n);
+    await until(() => fake.batches.length === 1);
+    // sig1 is only processed; a new send is looked at alone, without re-asking about sig1.
+    const second = await confirm(sig(2), 1_000n);
+    expect(second).toEqual({ kind: "confirmed" });
+    expect(fake.batches).toEqual([["sig1"], ["sig2"]]);
+
+    // Once the interval has passed, the next poll is a full one and asks about everything in flight.
+    time = 60_000;
+    const [one, three] = await Promise.all([first, confirm(sig(3), 1_000n)]);
+    expect(one).toEqual({ kind: "confirmed" });
+    expect(three).toEqual({ kind: "confirmed" });
+    expect(fake.batches[2]).toEqual(["sig1", "sig3"]);
+  });
+
+  test("a signature not visible at its first look costs no block-height read; the full poll checks its expiry", async () => {
+    let time = 0;
+    const fake = scriptedLedger(() => null, () => 2_000n);
+    const confirm = createBatchedConfirmer(fake.ledger, { pollIntervalMs: 60_000, maxWaitMs: 600_000 }, () => time);
+
+    const outcome = confirm(sig(1), 1_000n);
+    await until(() => fake.batches.length === 1);
+    expect(fake.heightReads()).toBe(0);
+
+    time = 60_000;
+    // Any new send wakes the poller; the interval has passed, so its poll is the full one.
+    void confirm(sig(2), 5_000n);
+    expect(await outcome).toEqual({ kind: "expired" });
+    expect(fake.heightReads()).toBe(1);
+  });
+
+  test("a ledger failure at a first look is asked again at the full poll, not at the first-look pace", async () => {
+    let time = 0;
+    let failing = true;
+    const fake = scriptedLedger(() => (failing ? new LedgerError("unavailable", "getSignatureStatuses: HTTP error 503") : confirmed));
+    const confirm = createBatchedConfirmer(fake.ledger, { pollIntervalMs: 60_000, maxWaitMs: 600_000 }, () => time);
+
+    const outcome = confirm(sig(1), 1_000n);
+    await until(() => fake.batches.length === 1);
+    await Bun.sleep(50);
+    expect(fake.batches).toHaveLength(1);
+
+    failing = false;
+    time = 60_000;
+    void confirm(sig(2), 1_000n);
+    expect(await outcome).toEqual({ kind: "confirmed" });
   });
 
   test("a bug (not a LedgerError) rejects the waiters instead of being retried as a ledger fault", async () => {

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { PaymentAnswer } from "../../application/discovery/discovery-recorder.ts";
 import type { SettlementService } from "../../application/settlement/settle-payment.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
@@ -11,6 +12,8 @@ export type FacilitatorSettleDeps = Readonly<{
   settlement: SettlementService | null;
   /** Which requests presented a valid API key (the guard marks them); absent: every caller is anonymous. */
   apiKeyCallers?: ApiKeyCallers;
+  /** Told of each answer after it is computed (the Bazaar catalogue); must not throw or wait. */
+  observePayment?: (answer: PaymentAnswer) => void;
 }>;
 
 /** POST /settle: payment problems are 200 with `success: false`; only a malformed body is 400. */
@@ -20,7 +23,9 @@ export function facilitatorSettleRoutes(deps: FacilitatorSettleDeps) {
     async ({ body, request: httpRequest }) => {
       const request = toPaymentRequest(body);
       if (!deps.settlement) throw new HttpError(500, "facilitator keypair is not configured for settlement");
-      return deps.settlement.settle(request, { caller: deps.apiKeyCallers?.hasKey(httpRequest) ? "api-key" : "anonymous" });
+      const result = await deps.settlement.settle(request, { caller: deps.apiKeyCallers?.hasKey(httpRequest) ? "api-key" : "anonymous" });
+      deps.observePayment?.({ kind: "settle", body, ok: result.success });
+      return result;
     },
     {
       parse: "json",

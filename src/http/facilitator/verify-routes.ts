@@ -6,6 +6,7 @@ import { settlementModeOf, type PaymentRequest } from "../../domain/payment/paym
 import { MODE_EXTENSION_IDS } from "../../application/payment/mode-table.ts";
 import type { PaymentVerdict } from "../../application/payment/mode-policy.ts";
 import type { PaymentDeps } from "../../application/payment/payment-deps.ts";
+import type { PaymentAnswer } from "../../application/discovery/discovery-recorder.ts";
 import { isLedgerError } from "../../application/ports/ledger.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { errorResponses } from "../error-models.ts";
@@ -29,6 +30,8 @@ export type FacilitatorVerifyDeps = SupportedDeps &
   Readonly<{
     /** The payment pipeline's /verify entry point (application/payment/verify.ts: every kind of payment). */
     verify: (request: PaymentRequest) => Promise<PaymentVerdict>;
+    /** Told of each answer after it is computed (the Bazaar catalogue); must not throw or wait. */
+    observePayment?: (answer: PaymentAnswer) => void;
   }>;
 
 /** POST /verify and GET /supported as one Elysia plugin. */
@@ -49,7 +52,9 @@ export function facilitatorVerifyRoutes(deps: FacilitatorVerifyDeps) {
       "/verify",
       async ({ body }): Promise<VerifyResponse> => {
         const request = toPaymentRequest(body);
-        return toVerifyResponse(await answerDependencyFailures(verify(request)), settlementModeOf(request.paymentPayload));
+        const response = toVerifyResponse(await answerDependencyFailures(verify(request)), settlementModeOf(request.paymentPayload));
+        deps.observePayment?.({ kind: "verify", body, ok: response.isValid });
+        return response;
       },
       {
         parse: "json",

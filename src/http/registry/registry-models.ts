@@ -55,6 +55,14 @@ export const AgentListQuery = t.Object(
     ),
     active: t.Optional(booleanText("only active (`true`) or only inactive (`false`) agents")),
     owner: t.Optional(address("owner wallet", EXAMPLE_OWNER)),
+    minPayments: t.Optional(
+      t.String({
+        pattern: "^[0-9]{1,9}$",
+        [ERROR_PHRASE]: "must be a whole number",
+        description: "only agents whose owner received at least this many payments settled through this facilitator (counts refreshed every 30 s)",
+        examples: ["1"],
+      }),
+    ),
   },
   QUERY,
 );
@@ -146,6 +154,26 @@ export const ServiceView = t.Object(
 export type ServiceView = typeof ServiceView.static;
 export const ServiceListView = t.Array(ServiceView, { examples: [EXAMPLE_SERVICES] });
 
+const AssetVolumeView = t.Object(
+  { asset: t.String({ description: "token mint" }), amount: t.String({ description: "sum in base units, decimal (exact)" }) },
+  { ...CLOSED, title: "AssetVolume" },
+);
+
+/** Settlements to the agent's owner through this facilitator: evidence of real payments, not global truth. */
+export const PaymentsView = t.Object(
+  {
+    scope: t.Literal("settled through this facilitator", { description: "other facilitators' settlements are not counted" }),
+    count: t.Number(),
+    volume: t.Array(AssetVolumeView, { description: "per asset" }),
+    distinctPayers: t.Number(),
+    last30Days: t.Object({ count: t.Number(), volume: t.Array(AssetVolumeView) }, { ...CLOSED, title: "PaymentsLast30Days" }),
+    firstAt: t.Union([t.String(), t.Null()], { description: "ISO 8601; null before the first" }),
+    lastAt: t.Union([t.String(), t.Null()]),
+  },
+  { ...CLOSED, title: "Payments", description: "payments to the agent's owner settled through this facilitator (its settlement store), never from client claims" },
+);
+export type PaymentsView = typeof PaymentsView.static;
+
 export const AgentDetailView = t.Object(
   {
     ...agentFields,
@@ -158,6 +186,7 @@ export const AgentDetailView = t.Object(
     createdAt: IsoTime,
     updatedAt: IsoTime,
     services: t.Array(ServiceView),
+    payments: t.Optional(PaymentsView),
   },
   { ...CLOSED, title: "AgentDetail", examples: [EXAMPLE_AGENT_DETAIL] },
 );

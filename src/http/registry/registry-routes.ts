@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import { isAddress } from "@solana/kit";
 import type { AgentIndex } from "../../application/ports/agent-index.ts";
+import { type AgentPayments, pageOfPaidAgents } from "../../application/registry/agent-payments.ts";
+import type { PaymentsSummary } from "../../application/ports/payment-stats.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { encodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
@@ -23,6 +25,8 @@ import {
 export type RegistryRoutesDeps = Readonly<{
   index: AgentIndex;
   categories: CategoryCatalog;
+  /** Payments settled through this facilitator (detail `payments`, list `minPayments`); absent: neither. */
+  payments?: AgentPayments;
 }>;
 
 const NOT_FOUND = { 404: { when: "no agent has this nftMint (or it is not a base58 address)", message: "agent not found" } };
@@ -42,7 +46,11 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
       "/agents",
       async ({ query }) => {
         const request = parseAgentListQuery(query, categories);
-        const page = await available(index.listAgents(request));
+        const minPayments = query.minPayments === undefined ? 0 : Number(query.minPayments);
+        const page =
+          minPayments > 0 && deps.payments
+            ? await available(paymentCounts(deps.payments).then((counts) => pageOfPaidAgents(index, request, counts, minPayments)))
+            : await available(index.listAgents(request));
         return {
           data: page.items.map(present.agent),
           cursor: { next: page.nextKey ? encodeAgentCursor(page.nextKey) : null, hasMore: page.nextKey !== null },
@@ -55,7 +63,8 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
           operationId: "listAgents",
           tags: ["agents"],
           summary: "Search and list agents, newest update first, with cursor pagination",
-          description: "Sorted by updated_at then nftMint, descending. Served from an index refreshed every 30 s (REGISTRY_CACHE_TTL_SECONDS).",
+          description:
+            "Sorted by updated_at then nftMint, descending. Served from an index refreshed every 30 s (REGISTRY_CACHE_TTL_SECONDS). `minPayments` keeps agents whose owner received at least that many payments settled through this facilitator; such a page may hold fewer than `limit` agents while `cursor.hasMore` is true.",
         },
       },
     )
@@ -70,12 +79,19 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         const agent = await available(index.getAgent(nftMint));
         const services = agent ? await available(index.listServices(nftMint, {})) : null;
         if (!agent || !services) throw agentNotFound();
-        return present.detail(agent, services);
+        const payments = deps.payments ? await deps.payments.summaryFor(agent.identity.owner).catch(() => null) : null;
+        // The store not answering leaves `payments` out rather than failing the agent's detail.
+        return payments ? { ...present.detail(agent, services), payments: paymentsView(payments) } : present.detail(agent, services);
       },
       {
         params: AgentIdParams,
         response: { 200: AgentDetailView, ...errorResponses([400, 404, 500, 503], NOT_FOUND) },
-        detail: { operationId: "getAgent", tags: ["agents"], summary: "One agent: the list fields plus its accounts, tags, times and services" },
+        detail: {
+          operationId: "getAgent",
+          tags: ["agents"],
+          summary: "One agent: the list fields plus its accounts, tags, times and services",
+          description: "`payments`: payments to the agent's owner settled through this facilitator (count, volume per asset, distinct payers, last 30 days, first and last), from its settlement store; absent when the store cannot be read.",
+        },
       },
     )
     .get(
@@ -110,6 +126,19 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         detail: { operationId: "listServices", tags: ["agents"], summary: "An agent's services (mcp, a2a, api, web), by type and status" },
       },
     );
+}
+
+/** The store not answering the counts is a 503 (the filter cannot be applied), not a 500. */
+async function paymentCounts(payments: AgentPayments): Promise<ReadonlyMap<string, number>> {
+  try {
+    return await payments.countsByOwner();
+  } catch {
+    throw new HttpError(503, "payment counts are unavailable; retry shortly");
+  }
+}
+
+function paymentsView(summary: PaymentsSummary) {
+  return { scope: "settled through this facilitator" as const, ...summary, volume: [...summary.volume], last30Days: { ...summary.last30Days, volume: [...summary.last30Days.volume] } };
 }
 
 /** A malformed id cannot name an agent: it is a 404 like an unknown one. */

@@ -60,6 +60,14 @@ export const AppConfigSchema = Type.Object({
    * signature (confirmation goes on); also how long a retry of the same payment waits for it.
    */
   SETTLE_CONFIRM_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
+  /** Bazaar discovery (docs/discovery.md): catalogue resources declared in settled payments. */
+  DISCOVERY_ENABLED: Type.Boolean({ default: true }),
+  /** How long a catalogue entry stays listed after the last payment that refreshed it. */
+  DISCOVERY_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 604_800 }),
+  /** Largest declaration (its JSON) catalogued; a larger one is ignored and counted. */
+  DISCOVERY_MAX_ENTRY_BYTES: Type.Integer({ minimum: 1_024, maximum: 262_144, default: 16_384 }),
+  /** Most live catalogue entries one payTo may hold; past it new resources are ignored and counted. */
+  DISCOVERY_MAX_ENTRIES_PER_PAY_TO: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   PAYTO_POLICY: Type.Union([Type.Literal("any"), Type.Literal("allowlist"), Type.Literal("registered-agents")], { default: "any" }),
   PAYTO_ALLOWLIST_FILE: Type.Optional(Type.String({ minLength: 1 })),
   FACILITATOR_API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1 })),

@@ -1,4 +1,4 @@
-import Redis from "ioredis";
+import type Redis from "ioredis";
 import { CodedError } from "../../domain/coded-error.ts";
 import type { WindowCounters } from "../../application/ports/window-counters.ts";
 
@@ -49,7 +49,47 @@ export type RedisCounterStore = Readonly<{
  * a spend that never happened, which makes the limit stricter for that window, never looser.
  */
 export function createRedisCounterStore(options: RedisCounterStoreOptions): RedisCounterStore {
-  const redis = new Redis(options.url, {
+  // The client library is loaded here, not at start-up: without REDIS_URL no process loads it, and
+  // with it the load runs beside the rest of the boot (each command waits for it).
+  const client = import("ioredis").then(({ default: RedisClient }) => connect(RedisClient, options));
+  // A failed load fails every command with COUNTERS_UNAVAILABLE, like a Redis that cannot be reached.
+  client.catch(() => undefined);
+  const bounded = async <T>(work: (redis: Redis) => Promise<T>): Promise<T> => {
+    try {
+      return await work(await client);
+    } catch (error) {
+      throw countersUnavailable(error, options.commandTimeoutMs);
+    }
+  };
+  return Object.freeze({
+    counters(prefix: string, windowSeconds: number): WindowCounters {
+      const keysOf = (window: number, scopes: readonly string[]) => scopes.map((scope) => `${prefix}:${window}:${scope}`);
+      return Object.freeze({
+        add: (window: number, scopes: readonly string[], amount: bigint) =>
+          bounded(async (redis) => {
+            const keys = keysOf(window, scopes);
+            const totals = (await redis.eval(ADD_SCRIPT, keys.length, ...keys, amount.toString(), String(windowSeconds * 2))) as number[];
+            return totals.map((total) => BigInt(total));
+          }),
+        subtract: (window: number, scopes: readonly string[], amount: bigint) =>
+          bounded(async (redis) => {
+            const keys = keysOf(window, scopes);
+            await redis.eval(SUBTRACT_SCRIPT, keys.length, ...keys, amount.toString());
+          }),
+      });
+    },
+    ping: () => bounded(async (redis) => void (await redis.ping())),
+    async close() {
+      const redis = await client.catch(() => null);
+      if (redis === null) return;
+      // QUIT is bounded by the command timeout too; a Redis that does not answer it is cut.
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  });
+}
+
+function connect(RedisClient: typeof Redis, options: RedisCounterStoreOptions): Redis {
+  const redis = new RedisClient(options.url, {
     connectTimeout: options.connectTimeoutMs,
     commandTimeout: options.commandTimeoutMs,
     // A connection that takes a command and sends nothing back (the black hole: TCP accepted, no
@@ -64,36 +104,7 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Redi
   });
   // Connection errors surface as rejected commands; the client's own 'error' events are not fatal.
   redis.on("error", () => undefined);
-  const bounded = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw countersUnavailable(error, options.commandTimeoutMs);
-    }
-  };
-  return Object.freeze({
-    counters(prefix: string, windowSeconds: number): WindowCounters {
-      const keysOf = (window: number, scopes: readonly string[]) => scopes.map((scope) => `${prefix}:${window}:${scope}`);
-      return Object.freeze({
-        add: (window: number, scopes: readonly string[], amount: bigint) =>
-          bounded(async () => {
-            const keys = keysOf(window, scopes);
-            const totals = (await redis.eval(ADD_SCRIPT, keys.length, ...keys, amount.toString(), String(windowSeconds * 2))) as number[];
-            return totals.map((total) => BigInt(total));
-          }),
-        subtract: (window: number, scopes: readonly string[], amount: bigint) =>
-          bounded(async () => {
-            const keys = keysOf(window, scopes);
-            await redis.eval(SUBTRACT_SCRIPT, keys.length, ...keys, amount.toString());
-          }),
-      });
-    },
-    ping: () => bounded(async () => void (await redis.ping())),
-    async close() {
-      // QUIT is bounded by the command timeout too; a Redis that does not answer it is cut.
-      await redis.quit().catch(() => redis.disconnect());
-    },
-  });
+  return redis;
 }
 
 /**

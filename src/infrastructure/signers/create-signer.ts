@@ -1,5 +1,5 @@
 import type { Signer } from "../../application/ports/signer.ts";
-import { type AwsKmsDeps, createAwsKmsSigner } from "./aws-kms-signer.ts";
+import type { AwsKmsDeps } from "./aws-kms-signer.ts";
 import { createLocalSignerFromSource } from "./local-signer.ts";
 import { createPkcs11Signer } from "./pkcs11-signer.ts";
 import { type Env, type ReadTextFile, readTextFileSync } from "./secret-source.ts";
@@ -29,8 +29,11 @@ export async function createSigner(config: SignerConfig, deps: SignerDeps): Prom
       }
       return signer;
     }
-    case "aws-kms":
+    case "aws-kms": {
+      // Loaded only for a KMS key: the AWS SDK is the largest module graph here (docs/performance.md).
+      const { createAwsKmsSigner } = await import("./aws-kms-signer.ts");
       return createAwsKmsSigner(config, deps.kms);
+    }
     case "pkcs11":
       return createPkcs11Signer(config, secrets);
   }

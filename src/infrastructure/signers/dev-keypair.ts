@@ -1,6 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { getPublicKeyAsync } from "@noble/ed25519";
 import type { Signer } from "../../application/ports/signer.ts";
 import { createLocalSigner } from "./local-signer.ts";
 import { decodePrivateKeyText } from "./private-key-format.ts";
@@ -43,13 +42,21 @@ function readExisting(path: string): Uint8Array | null {
   return decoded.bytes;
 }
 
+/**
+ * WebCrypto's native Ed25519, not a JavaScript one: the first key derived in JavaScript builds a
+ * precomputation table, a visible part of a first start (docs/performance.md). createLocalSigner
+ * then checks that the two halves belong together.
+ */
 async function generateSecretKey(): Promise<Uint8Array> {
-  const seed = crypto.getRandomValues(new Uint8Array(32));
-  const publicKey = await getPublicKeyAsync(seed);
+  const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
+  // An Ed25519 PKCS#8 document is a fixed 16-byte header and the 32-byte seed (RFC 8410).
+  if (pkcs8.length !== 48 || publicKey.length !== 32) throw new SignerError("KEY_INVALID", "the generated development key has an unexpected shape");
   const secret = new Uint8Array(64);
-  secret.set(seed, 0);
+  secret.set(pkcs8.subarray(16), 0);
   secret.set(publicKey, 32);
-  seed.fill(0);
+  pkcs8.fill(0);
   return secret;
 }
 

@@ -135,6 +135,35 @@ CREATE TABLE registry_index_state (
 );
 `;
 
+/**
+ * The Bazaar discovery catalogue (docs/discovery.md): one row per declared resource and payTo,
+ * written only after a settlement through this facilitator, shared by replicas. `declaration`
+ * is the JSON the list answers (bounded in size before it is written); `expires_at` drops entries
+ * no payment refreshed. The settlements index serves "payments settled to an owner" (registry
+ * `payments`, `settledHere`) without a scan.
+ */
+const CREATE_DISCOVERY_RESOURCES = `
+CREATE TABLE discovery_resources (
+  key               text PRIMARY KEY,
+  resource          text NOT NULL,
+  type              text NOT NULL,
+  pay_to            text NOT NULL,
+  network           text NOT NULL,
+  scheme            text NOT NULL,
+  extension_keys    text NOT NULL DEFAULT '',
+  search_text       text NOT NULL DEFAULT '',
+  declaration       text NOT NULL,
+  first_settled_at  timestamptz NOT NULL,
+  last_settled_at   timestamptz NOT NULL,
+  updated_at        timestamptz NOT NULL,
+  expires_at        timestamptz NOT NULL
+);
+CREATE INDEX discovery_resources_pay_to_idx ON discovery_resources (pay_to);
+CREATE INDEX discovery_resources_listing_idx ON discovery_resources (updated_at DESC, key);
+CREATE INDEX discovery_resources_expires_idx ON discovery_resources (expires_at);
+CREATE INDEX settlements_settled_pay_to_idx ON settlements (pay_to, network, updated_at) WHERE state = 'settled';
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -146,6 +175,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 8, name: "settlements_by_network", sql: INDEX_SETTLEMENTS_BY_NETWORK }),
   // 8 is taken by another branch (settlements_by_network); 9 keeps both mergeable in any order.
   Object.freeze({ version: 9, name: "registry_accounts", sql: CREATE_REGISTRY_ACCOUNTS }),
+  // 10 and 11 are assigned to other branches; 12 keeps them mergeable in any order.
+  Object.freeze({ version: 12, name: "discovery_resources", sql: CREATE_DISCOVERY_RESOURCES }),
 ]);
 
 /** The schema version a fully migrated database reports. */

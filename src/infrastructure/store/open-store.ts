@@ -4,9 +4,7 @@ import { silentLogger } from "../../application/ports/logger.ts";
 import type { SettlementStore } from "../../application/ports/settlement-store.ts";
 import { describeDatabaseUrl } from "../logging/redact.ts";
 import { applyMigrations, readSchemaState, readSchemaVersion, SchemaBehindError } from "./migrate.ts";
-import { createPgliteExecutor } from "./pglite-executor.ts";
 import { DEFAULT_PGLITE_TEMPLATE, checkPgliteTemplate, isEmptyDirectory } from "./pglite-template.ts";
-import { createPostgresExecutor } from "./postgres-executor.ts";
 import type { SqlExecutor, SqlExecutorKind } from "./sql-executor.ts";
 import { createSqlSettlementStore } from "./sql-settlement-store.ts";
 
@@ -93,6 +91,9 @@ export async function openDatabase(options: StoreOptions, logger: Logger = silen
   if (options.databaseUrl !== undefined && options.databaseUrl !== "") {
     // SECURITY: the redacted target only; the URL carries the password.
     logger.info("store opening", { kind: "postgres", target: describeDatabaseUrl(options.databaseUrl) });
+    // Each engine's client is loaded only when it is the one configured: a PostgreSQL deployment
+    // never parses PGlite, a laptop never parses the postgres client and node:tls.
+    const { createPostgresExecutor } = await import("./postgres-executor.ts");
     return createPostgresExecutor({
       databaseUrl: options.databaseUrl,
       logger,
@@ -101,6 +102,7 @@ export async function openDatabase(options: StoreOptions, logger: Logger = silen
   }
   if (options.inMemory === true) {
     logger.info("store opening", { kind: "pglite", target: "memory" });
+    const { createPgliteExecutor } = await import("./pglite-executor.ts");
     return createPgliteExecutor();
   }
   if (options.dataDir === undefined || options.dataDir === "") {
@@ -109,6 +111,7 @@ export async function openDatabase(options: StoreOptions, logger: Logger = silen
   const directory = pgliteDirectory(options.dataDir);
   logger.info("store opening", { kind: "pglite", target: directory });
   const template = isEmptyDirectory(directory) ? usableTemplate(options.pgliteTemplate, logger) : undefined;
+  const { createPgliteExecutor } = await import("./pglite-executor.ts");
   return createPgliteExecutor({ directory, logger, ...(template === undefined ? {} : { template }) });
 }
 

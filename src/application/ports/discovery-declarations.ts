@@ -1,0 +1,18 @@
+import type { CatalogueLocator, DiscoveryDeclaration } from "../../domain/discovery/catalogue-entry.ts";
+
+/**
+ * What a /verify or /settle body declares for the Bazaar catalogue: nothing, a declaration that
+ * failed the Bazaar validators (with why), or a valid one.
+ */
+export type DeclarationReading =
+  | Readonly<{ kind: "absent" }>
+  | Readonly<{ kind: "invalid"; reason: string }>
+  | Readonly<{ kind: "valid"; declaration: DiscoveryDeclaration }>;
+
+/** Reads the bazaar extension of a /verify or /settle request body (unchecked JSON). */
+export type DeclarationReader = Readonly<{
+  /** The declaration, validated in full (the schema check costs milliseconds: only after a settlement). */
+  read(body: unknown): DeclarationReading;
+  /** Which entry the body names, without validating the declaration (cheap: for a /verify refresh); null when none. */
+  locate(body: unknown): CatalogueLocator | null;
+}>;
