@@ -26,7 +26,7 @@ import { createAtaDeriver } from "../src/domain/payment/associated-token-account
 import { getFastAddressDecoder } from "../src/domain/registry/fast-address-codec.ts";
 import { createAddressCache } from "../src/domain/transaction/address-cache.ts";
 import { parseWireTransaction } from "@x84/solana-wire";
-import { buildTransaction, createActors, USDC } from "../tests/verification/support/payment-builder.ts";
+import { buildTransaction, createActors, USDC } from "../fixtures/payment-builder.ts";
 
 const roundsIndex = process.argv.indexOf("--rounds");
 const ROUNDS = roundsIndex >= 0 ? Math.max(1, Number(process.argv[roundsIndex + 1]) || 7) : 7;

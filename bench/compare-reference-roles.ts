@@ -9,7 +9,7 @@
  *
  * Each prints one `READY {json}` line on stdout and serves until killed.
  */
-import { pipelineDeps, withVerify } from "../tests/verification/support/verify-deps.ts";
+import { pipelineDeps, withVerify } from "../fixtures/verify-deps.ts";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorSvmSigner } from "@x402/svm";

@@ -34,7 +34,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { SOLANA_DEVNET } from "../src/domain/networks.ts";
-import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../src/infrastructure/config/service-config.ts";
 import { buildService } from "../src/composition/service.ts";
 import { USDC } from "./compare-reference-roles.ts";
 import { type LedgerProcess, createBenchDatabase, percentile, rpcCall, startLedgerProcess } from "./settle-rig.ts";
@@ -86,7 +86,7 @@ async function serveReference(seed: Uint8Array, rpcUrl: string): Promise<void> {
 
 /** Ours exactly as main.ts composes it, configured through the environment it is given. */
 async function serveOurs(env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  const parsed = parseAppConfig(env);
+  const parsed = parseServiceConfig(env);
   if (!parsed.ok) throw new Error(`configuration: ${parsed.errors.join("; ")}`);
   const service = await buildService(parsed.config, env, silentLogger);
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: service.facilitatorApp.fetch });

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AccountSignerMeta, AccountRole, type Address, type Blockhash, type Instruction, generateKeyPairSigner } from "@solana/kit";
 import { silentLogger } from "../src/application/ports/logger.ts";
-import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../src/infrastructure/config/service-config.ts";
 import type { LocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { buildService } from "../src/composition/service.ts";
 import {
@@ -27,7 +27,7 @@ import {
   requirementsFor,
   requirementsJson,
   transferInstruction,
-} from "../tests/verification/support/payment-builder.ts";
+} from "../fixtures/payment-builder.ts";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]?.replace(/^--/, "") ?? "", process.argv[i + 1] ?? "");
@@ -98,7 +98,7 @@ const ATTACKS: readonly Attack[] = [
 async function run(attack: Attack): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "drain-bench-"));
   const env = { DATA_DIR: dataDir, LOG_LEVEL: "silent", ...attack.env };
-  const parsed = parseAppConfig(env);
+  const parsed = parseServiceConfig(env);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const service = await buildService(parsed.config, env, silentLogger);
   const ledger = service.embeddedLedger as LocalLedger;

@@ -16,9 +16,9 @@ import { createHash } from "node:crypto";
 import { generateKeyPairSigner } from "@solana/kit";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import type { MetadataFetcher } from "../src/application/ports/metadata-fetcher.ts";
-import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../src/infrastructure/config/service-config.ts";
 import { buildService } from "../src/composition/service.ts";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../tests/support/softhsm.ts";
+import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../fixtures/softhsm.ts";
 
 const TOTAL = Number(process.env["BENCH_REGISTRATIONS"] ?? 1000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16);
@@ -33,7 +33,7 @@ type Row = Readonly<{ signer: string; perSecond: number; p50: number; p99: numbe
 async function measure(label: string, env: Record<string, string>): Promise<Row> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-register-"));
   const fullEnv = { DATA_DIR: dataDir, LOG_LEVEL: "silent", SEED_SAMPLE_AGENTS: "false", REGISTER_RATE_LIMIT_PER_MINUTE: "100000", ...env };
-  const parsed = parseAppConfig(fullEnv);
+  const parsed = parseServiceConfig(fullEnv);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const service = await buildService(parsed.config, fullEnv, silentLogger, { metadataFetcher: fetcher });
   const owners = await Promise.all(Array.from({ length: 32 }, () => generateKeyPairSigner()));

@@ -1,4 +1,4 @@
-import { type FaultRule, firstSignature } from "../tests/settlement/support/ledger-proxy.ts";
+import { type FaultRule, firstSignature } from "../fixtures/ledger-proxy.ts";
 
 /**
  * Status reads say "not found" until `ms` after the send, like a cluster that takes that long

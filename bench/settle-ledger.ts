@@ -14,7 +14,7 @@
  * stdin closes.
  */
 import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
-import { type FaultRule, firstSignature, rpcResult, startLedgerProxy } from "../tests/settlement/support/ledger-proxy.ts";
+import { type FaultRule, firstSignature, rpcResult, startLedgerProxy } from "../fixtures/ledger-proxy.ts";
 import { delayConfirmation } from "./settle-delay.ts";
 
 const COUNTED = [

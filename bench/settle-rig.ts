@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { type SettlementService, createSettlementService } from "../src/application/settlement/settle-payment.ts";
 import { settlementVerifier, verifyPayment } from "../src/application/payment/verify.ts";
-import { pipelineDeps } from "../tests/verification/support/verify-deps.ts";
+import { pipelineDeps } from "../fixtures/verify-deps.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../src/domain/networks.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../src/http/facilitator-app.ts";
@@ -19,7 +19,7 @@ import { createLocalSigner } from "../src/infrastructure/signers/index.ts";
 import { createFeeBudget } from "../src/application/settlement/fee-budget.ts";
 import { type OpenedStore, type SqlExecutor, createSqlSettlementStore, openStore } from "../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
-import type { FundingLedger } from "../tests/settlement/support/payments.ts";
+import type { FundingLedger } from "../fixtures/payments.ts";
 import { createVerificationCaches } from "../src/application/payment/verification-caches.ts";
 
 export type BenchRig = Readonly<{

@@ -19,7 +19,7 @@
  * would be remote); the app and the load generator share this one, so on a 2-core machine the
  * figures are a lower bound for a facilitator with its own cores.
  */
-import { type Payment, fundedPayment } from "../tests/settlement/support/payments.ts";
+import { type Payment, fundedPayment } from "../fixtures/payments.ts";
 import { type BenchRig, type LedgerStats, createBenchDatabase, percentile, sampleRss, startBenchRig, startLedgerProcess } from "./settle-rig.ts";
 
 const ADMIN_URL = process.env["TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";

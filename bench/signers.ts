@@ -8,8 +8,8 @@
 import { getPublicKeyAsync } from "@noble/ed25519";
 import type { Signer } from "../src/application/ports/signer.ts";
 import { createLocalSigner, createSigner, parseSignerConfigs } from "../src/infrastructure/signers/index.ts";
-import { startFakeKms } from "../tests/support/fake-kms-server.ts";
-import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../tests/support/softhsm.ts";
+import { startFakeKms } from "../fixtures/fake-kms-server.ts";
+import { createSoftHsmToken, findSoftHsmModule, SOFTHSM_INSTALL_COMMAND } from "../fixtures/softhsm.ts";
 
 const TOTAL = Number(process.env.BENCH_SIGNATURES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);

@@ -11,7 +11,7 @@
  *
  * Targets (2-core machine): simulation off >= 10,000 req/s with p99 < 10 ms.
  */
-import { pipelineDeps, withVerify } from "../tests/verification/support/verify-deps.ts";
+import { pipelineDeps, withVerify } from "../fixtures/verify-deps.ts";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { Elysia } from "elysia";
 import { silentLogger } from "../src/application/ports/logger.ts";

@@ -2,7 +2,8 @@
  * Composition root: the only module that reads the environment. Parses configuration once,
  * builds the service, serves the interfaces ROLE selects, and shuts down within a bound.
  */
-import { adminPortOf, parseAppConfig } from "./infrastructure/config/app-config.ts";
+import { adminPortOf } from "./infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "./infrastructure/config/service-config.ts";
 import { productionProblems } from "./infrastructure/config/production-guard.ts";
 import { describeMisspelling, misspelledSettings } from "./infrastructure/config/setting-names.ts";
 import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
@@ -17,22 +18,27 @@ import { VERSION, buildService, serveLocalLedgerRpc } from "./composition/servic
  */
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
-const parsed = parseAppConfig(process.env);
-if (!parsed.ok) {
+// Every setting, the signers of both roles included, parsed here once (service-config.ts).
+const parsed = parseServiceConfig(process.env);
+if (!parsed.ok && parsed.failed === "app") {
   console.error(JSON.stringify({ level: "error", msg: "invalid configuration", errors: parsed.errors }));
   process.exit(1);
 }
-const config = parsed.config;
 // SECURITY: in production a missing setting must stop the boot, not fall back to the embedded
 // ledger (whose cheat codes mint balances), the embedded database or a generated key.
-const refused = productionProblems(config, process.env);
+const refused = productionProblems(parsed.config, process.env);
 if (refused.length > 0) {
   console.error(JSON.stringify({ level: "error", msg: "refusing to start: NODE_ENV=production needs these settings", errors: refused }));
   process.exit(1);
 }
-const logger = createJsonLogger(config.LOG_LEVEL);
+const logger = createJsonLogger(parsed.config.LOG_LEVEL);
 // Outside production a misspelled setting is a warning (production refuses it above).
 for (const misspelled of misspelledSettings(process.env)) logger.warn("unknown setting", { problem: describeMisspelling(misspelled) });
+if (!parsed.ok) {
+  logger.error("start-up failed", { errors: parsed.errors });
+  process.exit(1);
+}
+const config = parsed.config;
 const startedAt = performance.now();
 
 // Bun.serve or Deno.serve, whichever runtime runs this process (`deno task start`, deno.json).

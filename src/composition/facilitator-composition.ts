@@ -8,7 +8,7 @@ import { FACILITATOR_READINESS } from "../application/health.ts";
 import type { PaymentDeps } from "../application/payment/payment-deps.ts";
 import { createVerificationCaches } from "../application/payment/verification-caches.ts";
 import { replayAuthorized, replayKeyOf, settlementVerifier, verifyPayment } from "../application/payment/verify.ts";
-import { systemClock } from "../application/ports/clock.ts";
+import { systemClock, systemRepeater } from "../application/ports/clock.ts";
 import type { Ledger } from "../application/ports/ledger.ts";
 import type { Logger } from "../application/ports/logger.ts";
 import { type SettlementService, createSettlementService } from "../application/settlement/settle-payment.ts";
@@ -21,6 +21,12 @@ import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
 import { createVerificationPolicy } from "../domain/verification/verification-policy.ts";
 import type { FacilitatorAppDeps } from "../http/facilitator-app.ts";
 import type { AppConfig } from "../infrastructure/config/app-config.ts";
+import type { LedgerNetworkCheck } from "../application/ledger-network.ts";
+import { createNetworkGuard } from "../application/ledger-network.ts";
+import { startReconcilerLoop } from "../application/settlement/reconciler-loop.ts";
+import type { SettlementStore } from "../application/ports/settlement-store.ts";
+import { reconcilerMetrics } from "../infrastructure/metrics/settlement-record-metrics.ts";
+import { configurationError } from "./shared-composition.ts";
 import type { EnterLogContext } from "../application/ports/log-context.ts";
 import { instrumentSettlement } from "../infrastructure/metrics/instrumented-settlement.ts";
 import type { PrometheusMetrics } from "../infrastructure/metrics/prometheus-metrics.ts";
@@ -150,4 +156,40 @@ export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
     ...(discovery ? { discovery: { catalogue: discovery.catalogue }, observePayment: discovery.recorder.observe } : {}),
   };
   return Object.freeze({ paymentDeps, settlement, facilitatorDeps });
+}
+
+/** Both settings or neither: a treasury without bps (or the reverse) is a configuration mistake. */
+export function protocolFeeOf(config: Pick<AppConfig, "PROTOCOL_FEE_TREASURY" | "PROTOCOL_FEE_BPS">): ProtocolFeeSplit | null {
+  const { PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: bps } = config;
+  if (treasury === undefined && bps === undefined) return null;
+  if (treasury === undefined || bps === undefined) throw configurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
+  return Object.freeze({ treasury: treasury as Address, bps });
+}
+
+export type ReconcilerWiring = Readonly<{
+  config: AppConfig;
+  ledger: Ledger;
+  settlements: SettlementStore;
+  ledgerNetwork: LedgerNetworkCheck;
+  protection: FeePayerProtection;
+  metrics: PrometheusMetrics;
+  logger: Logger;
+}>;
+
+/** Recovery of interrupted settlements. Registry-only pods never settle, so it is left to the facilitator pods. */
+export function startReconciler(wiring: ReconcilerWiring): Readonly<{ stop(): void }> {
+  const { config, ledger, metrics } = wiring;
+  if (config.ROLE === "registry") return { stop() {} };
+  return startReconcilerLoop({
+    ledger,
+    store: wiring.settlements,
+    logger: wiring.logger,
+    feeBudget: wiring.protection.feeBudget,
+    network: config.NETWORK,
+    networkGuard: createNetworkGuard(ledger, config.NETWORK, wiring.ledgerNetwork),
+    recheckFailedSeconds: config.RECONCILE_RECHECK_FAILED_MINUTES * 60,
+    intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+    repeat: systemRepeater,
+    onPass: reconcilerMetrics(metrics, systemClock.now),
+  });
 }

@@ -19,10 +19,11 @@ import type { RegisterAgentDeps } from "../application/registry/register-agent.t
 import type { CategoryCatalog } from "../domain/registry/categories.ts";
 import { findConfigPda } from "../domain/registry/pdas.ts";
 import { encodeProtocolConfig } from "../domain/registry/protocol-config.ts";
-import { type AppConfig, metadataLoopbackAllowed } from "../infrastructure/config/app-config.ts";
+import { metadataLoopbackAllowed } from "../infrastructure/config/app-config.ts";
+import type { ServiceConfig } from "../infrastructure/config/service-config.ts";
 import type { LocalLedger } from "../infrastructure/ledger/local-ledger.ts";
 import { createMetadataFetcher } from "../infrastructure/metadata/metadata-fetcher.ts";
-import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
+import { createSigner, loadOrCreateDevKeypair } from "../infrastructure/signers/index.ts";
 
 /** The registration fee a development ProtocolConfig charges (the program's default, 0.05 SOL). */
 const DEV_REGISTRATION_FEE = 50_000_000n;
@@ -41,7 +42,8 @@ export type Registration = Readonly<{
 }>;
 
 export type RegistrationInputs = Readonly<{
-  config: AppConfig;
+  config: ServiceConfig;
+  /** Where a signer reads a secret its settings name (CONFIG_AUTHORITY_PRIVATE_KEY...), when it is built. */
   env: Env;
   ledger: Ledger;
   embeddedLedger: LocalLedger | null;
@@ -86,10 +88,8 @@ export async function createRegistration(inputs: RegistrationInputs): Promise<Re
 }
 
 async function configAuthoritySigner(inputs: RegistrationInputs): Promise<Signer | null> {
-  const parsed = parseSignerConfigs(inputs.env, "CONFIG_AUTHORITY_");
-  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-  const [signer] = await createSigners(parsed.configs, { env: inputs.env });
-  if (signer) return signer;
+  const configured = inputs.config.signers.configAuthority;
+  if (configured) return createSigner(configured, { env: inputs.env });
   if (!inputs.embeddedLedger) return null;
   const dev = await loadOrCreateDevKeypair(join(inputs.config.DATA_DIR, "config-authority.json"));
   inputs.logger.info(dev.created ? "generated development config authority" : "using development config authority", { address: dev.signer.address });

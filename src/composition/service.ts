@@ -1,68 +1,45 @@
-import { join } from "node:path";
+/**
+ * The service, as a table of contents: each step is wired in its own file of this folder
+ * (shared-composition: metrics, ledger, store, counters; fee-payers-composition; registry-composition;
+ * facilitator-composition). Reads nothing from the process itself: `config` and `env` come from
+ * main.ts, so tests build the same service with their own settings.
+ */
 import type { Address } from "@solana/kit";
 import pkg from "../../package.json" with { type: "json" };
-import { REGISTRY_READINESS } from "../application/health.ts";
+import { systemClock } from "../application/ports/clock.ts";
 import type { Ledger } from "../application/ports/ledger.ts";
 import type { Logger } from "../application/ports/logger.ts";
-import type { Signer } from "../application/ports/signer.ts";
-import { systemClock, systemRepeater } from "../application/ports/clock.ts";
-import { checkLedgerNetwork, createNetworkGuard, describeNetworkMismatch } from "../application/ledger-network.ts";
-import { startReconcilerLoop } from "../application/settlement/reconciler-loop.ts";
-import { type SettlementService } from "../application/settlement/settle-payment.ts";
-import { type SignerPool, createSignerPool } from "../application/signer-pool.ts";
-import { CodedError } from "../domain/coded-error.ts";
-import type { ProtocolFeeSplit } from "../domain/verification/protocol-fee.ts";
-import { type AppConfig, acceptedAssetsOf, adminPortOf, authAllowedOrigins } from "../infrastructure/config/app-config.ts";
-import { parseLedgerPrograms } from "@x84/embedded-ledger";
-import { createLocalLedger, serveLocalLedgerRpc, type LocalLedger } from "../infrastructure/ledger/local-ledger.ts";
-import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
-import { instrumentLedger } from "../infrastructure/metrics/instrumented-ledger.ts";
-import { instrumentSigner } from "../infrastructure/metrics/instrumented-signer.ts";
-import { instrumentStore } from "../infrastructure/metrics/instrumented-store.ts";
-import { createPrometheusMetrics } from "../infrastructure/metrics/prometheus-metrics.ts";
-import { registryIndexGauges, signerHealthGauge } from "../infrastructure/metrics/service-gauges.ts";
-import { reconcilerMetrics } from "../infrastructure/metrics/settlement-record-metrics.ts";
-import { enterLogContext } from "../infrastructure/logging/log-context.ts";
-import { composeFacilitator } from "./facilitator-composition.ts";
-import { composeDiscovery, type Discovery } from "./discovery-composition.ts";
-import { NEUTRAL_DETAIL, ping, toOperators } from "./health-probes.ts";
-import { redactText } from "../infrastructure/logging/redact.ts";
-import { createSigners, loadOrCreateDevKeypair, parseSignerConfigs } from "../infrastructure/signers/index.ts";
-import { type OpenedStore, openStore } from "../infrastructure/store/open-store.ts";
-import { createFacilitatorApp } from "../http/facilitator-app.ts";
-import { type RegistryAppDeps, createRegistryApp } from "../http/registry-app.ts";
+import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
+import type { SettlementService } from "../application/settlement/settle-payment.ts";
+import type { SignerPool } from "../application/signer-pool.ts";
 import { createAdminFetch } from "../http/admin-app.ts";
-import { type ClientAddresses, createClientAddresses } from "../http/client-address.ts";
+import type { ClientAddresses } from "../http/client-address.ts";
+import { createFacilitatorApp } from "../http/facilitator-app.ts";
+import { createRegistryApp } from "../http/registry-app.ts";
+import { acceptedAssetsOf, adminPortOf } from "../infrastructure/config/app-config.ts";
+import type { ServiceConfig } from "../infrastructure/config/service-config.ts";
+import { type LocalLedger, serveLocalLedgerRpc } from "../infrastructure/ledger/local-ledger.ts";
+import { enterLogContext } from "../infrastructure/logging/log-context.ts";
+import { registryIndexGauges, signerHealthGauge } from "../infrastructure/metrics/service-gauges.ts";
+import type { LiveAgentIndex } from "../infrastructure/registry/ledger-agent-index.ts";
+import type { OpenedStore } from "../infrastructure/store/open-store.ts";
 import { createCategoryCatalog } from "../domain/registry/categories.ts";
 import { loadCategoryNames } from "../infrastructure/registry/categories-file.ts";
-import { createAgentIndex, type LiveAgentIndex } from "../infrastructure/registry/ledger-agent-index.ts";
-import { createRpcProgramAccountReader } from "../infrastructure/registry/rpc-program-account-reader.ts";
-import { createLocalProgramFeed } from "../infrastructure/ledger/local-program-feed.ts";
-import { createRpcProgramFeed } from "../infrastructure/ledger/rpc-program-feed.ts";
-import { createSqlRegistryAccountStore } from "../infrastructure/store/sql-registry-account-store.ts";
-import { createFeedbackDetailBackfill } from "../application/registry/feedback-detail-backfill.ts";
-import { createSqlFeedbackDetailUriStore } from "../infrastructure/store/sql-feedback-detail-uri-store.ts";
+import { type Discovery, composeDiscovery } from "./discovery-composition.ts";
+import { composeFacilitator, protocolFeeOf, startReconciler } from "./facilitator-composition.ts";
 import { createFeePayerProtection } from "./fee-payer-protection.ts";
-import { createRegistration } from "./registration-composition.ts";
-import { createAuth } from "./auth-composition.ts";
-import { windowCounterFactory } from "./window-counters-composition.ts";
+import { composeFeePayers } from "./fee-payers-composition.ts";
+import { composeRegistry, composeRegistryIndex } from "./registry-composition.ts";
+import { closeOpeningStore, composeLedger, configurationError, composeStorage, createServiceMetrics, startOpeningStore } from "./shared-composition.ts";
 import { startWebhookDelivery } from "./webhooks-composition.ts";
 import { type WebhookEndpoint, loadConfiguredWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
-import type { MetadataFetcher } from "../application/ports/metadata-fetcher.ts";
-import { createAgentPayments } from "../application/registry/agent-payments.ts";
-import { createSqlPaymentStats } from "../infrastructure/store/sql-payment-stats.ts";
 
 export const VERSION: string = pkg.version;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Lamports the development fee payer gets on a fresh embedded ledger. */
-const DEV_FEE_PAYER_LAMPORTS = 100_000_000_000n;
-/** How long start-up waits for the ledger's genesis hash before leaving the NETWORK check to recovery. */
-const NETWORK_CHECK_DEADLINE_MS = 3_000;
-
 export type Service = Readonly<{
-  config: AppConfig;
+  config: ServiceConfig;
   ledger: Ledger;
   /** Present when no SOLANA_RPC_URL is set. */
   embeddedLedger: LocalLedger | null;
@@ -83,47 +60,28 @@ export type Service = Readonly<{
   close(graceMs?: number): Promise<void>;
 }>;
 
-/** Settings that cannot make a service: every problem, for main.ts to report before exiting. */
-function configurationError(problems: readonly string[]): CodedError<"CONFIGURATION_INVALID"> {
-  return new CodedError("CONFIGURATION_INVALID", problems);
-}
-
-/**
- * Wires adapters to use cases. Reads nothing from the process itself: `config` and `env`
- * come from main.ts, so tests build the same service with their own settings.
- */
 /** Adapters a test may replace: only those that need what cannot run here (the public network). */
 export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 
-export async function buildService(config: AppConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
-  // Opened first and awaited where it is needed: PGlite compiles its WebAssembly on the engine's
-  // threads (and PostgreSQL connects) while the ledger, the sample agents and the signers are set up.
+/** `env` is only where signers read the secrets their settings name (config.signers holds references). */
+export async function buildService(config: ServiceConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
   // Signed webhooks (docs/settlement.md#webhooks): the store writes each event with its state change.
   const webhooks = await loadConfiguredWebhooks(config).catch((error: Error) => {
     throw configurationError([error.message]);
   });
-  const opening = openStore({
-    webhooks,
-    dataDir: config.DATA_DIR,
-    maxConnections: config.DATABASE_POOL_MAX,
-    migrate: config.MIGRATE_ON_BOOT,
-    logger: logger.child({ component: "store" }),
-    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
-  });
-  // Its failure is reported where it is awaited; until then it is not an unhandled rejection.
-  opening.catch(() => undefined);
+  // Opened first and awaited where it is needed (shared-composition.ts).
+  const opening = startOpeningStore(config, logger, webhooks);
   try {
     return await composeService(config, env, logger, adapters, opening, webhooks);
   } catch (error) {
-    // A boot that fails leaves the store closed (a PGlite directory stays locked while it is open),
-    // so the same process can boot again on the same DATA_DIR once the setting is fixed.
-    await opening.then((opened) => opened.close(), () => undefined).catch(() => undefined);
+    // So the same process can boot again on the same DATA_DIR once the setting is fixed.
+    await closeOpeningStore(opening);
     throw error;
   }
 }
 
 async function composeService(
-  config: AppConfig,
+  config: ServiceConfig,
   env: Env,
   logger: Logger,
   adapters: ServiceAdapters,
@@ -133,68 +91,14 @@ async function composeService(
   // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
   const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
-  // ── Observability (docs/observability.md) ─────────────────────────────────────────────────────
-  // One Prometheus registry for this process, served by both interfaces. The ledger, each signer,
-  // the store and the settlement service are wrapped with `instrument*` where they are built, and
-  // the gauges read at scrape time are registered at the end; src/application knows no metrics.
-  const metrics = createPrometheusMetrics({ processMetrics: true });
-  // ───────────────────────────────────────────────────────────────────────────────────────────────
-  const embeddedLedger = config.SOLANA_RPC_URL
-    ? null
-    : createLocalLedger({ logger: logger.child({ component: "ledger" }), programs: parseLedgerPrograms(config.LEDGER_PROGRAMS), mints: acceptedAssets });
-  const ledger: Ledger = instrumentLedger(embeddedLedger ?? createRpcLedger({ url: config.SOLANA_RPC_URL ?? "", timeoutMs: config.LEDGER_RPC_TIMEOUT_MS, logger }), metrics);
-  // Settlement records carry NETWORK and each reconciler touches only its own network's records, so
-  // NETWORK must name this ledger: its genesis hash decides (docs/settlement.md, several networks).
-  const ledgerNetwork = await checkLedgerNetwork(ledger, config.NETWORK, NETWORK_CHECK_DEADLINE_MS);
-  if (ledgerNetwork.kind === "mismatch") throw configurationError([describeNetworkMismatch(config.NETWORK, ledgerNetwork)]);
-  if (ledgerNetwork.kind === "unreachable") logger.warn("NETWORK not checked against the ledger: it did not answer; recovery waits until it does", { error: redactText(ledgerNetwork.error) });
-
-  // Development sample registry (SEED_SAMPLE_AGENTS): agents to browse and one to pay. Never on a real cluster.
-  if (config.SEED_SAMPLE_AGENTS && !embeddedLedger) throw configurationError(["SEED_SAMPLE_AGENTS: sample agents are written only to the embedded ledger; unset it (or set false) when SOLANA_RPC_URL is set"]);
-  if (embeddedLedger && config.SEED_SAMPLE_AGENTS !== false) {
-    const usdcMint = acceptedAssets[0] as Address;
-    // Loaded only here: the seed data (about 300 lines of sample accounts) never enters a process
-    // on a real ledger, which production always is (production-guard.ts refuses the embedded one).
-    const { seedSampleAgents } = await import("../infrastructure/registry/sample-agents/seed-sample-agents.ts");
-    logger.info("seeded sample agents", await seedSampleAgents(embeddedLedger, { programId: config.REGISTRY_PROGRAM_ID as Address, usdcMint }));
-  }
-
-  const signerConfigs = parseSignerConfigs(env, "FEE_PAYER_");
-  if (!signerConfigs.ok) throw configurationError(signerConfigs.errors);
-  const signers: Signer[] = [...(await createSigners(signerConfigs.configs, { env }))];
-  if (signers.length === 0 && embeddedLedger) {
-    const dev = await loadOrCreateDevKeypair(join(config.DATA_DIR, "fee-payer.json"));
-    signers.push(dev.signer);
-    logger.info(dev.created ? "generated development fee payer" : "using development fee payer", { address: dev.signer.address });
-  }
-  const feePayers = createSignerPool(signers.map((signer) => instrumentSigner(signer, metrics)), { clock: systemClock });
-  if (embeddedLedger) for (const address of feePayers.addresses) await embeddedLedger.airdrop(address, DEV_FEE_PAYER_LAMPORTS);
-
-  const store = instrumentStore(await opening, metrics);
-
-  // Feedback detail URIs, read from give_feedback transactions in the background (docs/registry.md). Not
-  // asked of the in-process ledger: its registry accounts come from cheat codes, with no transaction behind them.
-  const feedbackDetails = config.SOLANA_RPC_URL
-    ? createFeedbackDetailBackfill({ history: createRpcLedger({ url: config.SOLANA_RPC_URL, timeoutMs: config.LEDGER_RPC_TIMEOUT_MS, logger }), store: createSqlFeedbackDetailUriStore(store.executor), programId: config.REGISTRY_PROGRAM_ID as Address, clock: systemClock, logger })
-    : undefined;
-  // The registry index (docs/registry.md#data-freshness): warm from start-up, kept in the store, and
-  // following the program's writes through programSubscribe (the embedded ledger's own, in process).
-  const index = createAgentIndex({
-    ledger,
-    clock: systemClock,
-    programId: config.REGISTRY_PROGRAM_ID as Address,
-    ttlMs: config.REGISTRY_CACHE_TTL_SECONDS * 1000,
-    reconcileMs: config.REGISTRY_RECONCILE_INTERVAL_SECONDS * 1000,
-    logger,
-    feed: embeddedLedger ? createLocalProgramFeed(embeddedLedger) : createRpcProgramFeed({ url: pubsubUrlOf(config), logger }),
-    // The embedded ledger starts empty at every start: a saved index would list agents it no longer has.
-    ...(embeddedLedger ? {} : registryIndexStore(store.executor, config.REGISTRY_PROGRAM_ID as Address)),
-    // A facilitator-only process asks the index only to check payTo against registered agents.
-    startLazily: config.ROLE === "facilitator" && config.PAYTO_POLICY !== "registered-agents",
-    ...(feedbackDetails ? { feedbackDetails } : {}),
-    ...(config.SOLANA_RPC_URL ? { readProgramAccounts: createRpcProgramAccountReader({ url: config.SOLANA_RPC_URL, answerTimeoutMs: config.LEDGER_RPC_TIMEOUT_MS }) } : {}),
-  });
-  const counters = windowCounterFactory(config, store.executor, { metrics, logger: logger.child({ component: "counters" }) });
+  const metrics = createServiceMetrics();
+  const ledgers = await composeLedger(config, acceptedAssets, metrics, logger);
+  const { ledger, embeddedLedger } = ledgers;
+  const feePayers = await composeFeePayers(config, env, embeddedLedger, metrics, logger);
+  const storage = await composeStorage(opening, config, metrics, logger);
+  const { store, counters } = storage;
+  const registryIndex = composeRegistryIndex(config, ledgers, store, logger);
+  const index = registryIndex.index;
   const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
 
   // SECURITY: /metrics (the fee payers' balances and spend), /openapi and /docs move to ADMIN_PORT in
@@ -206,60 +110,10 @@ async function composeService(
   const { settlement, facilitatorDeps } = composeFacilitator({ config, acceptedAssets, protocolFee, ledger, store, feePayers, protection, counters, metrics, enterLogContext, logger, version: VERSION, discovery });
   const facilitatorApp = createFacilitatorApp(facilitatorDeps, publicSurface);
 
-  const registration = await createRegistration({
-    config,
-    env,
-    ledger,
-    embeddedLedger,
-    categories,
-    counters: counters.counters("register-rate", 60),
-    clock: systemClock,
-    logger: logger.child({ component: "registration" }),
-    facilitator: feePayers.addresses[0],
-    ...(adapters.metadataFetcher ? { metadataFetcher: adapters.metadataFetcher } : {}),
-  });
-  // Sign-In With Solana and GET /users/me (docs/auth.md); nothing for a facilitator-only process.
-  const auth = await createAuth(config, { executor: store.executor, index, counters: counters.counters("auth-challenge-rate", 60), clock: systemClock, logger });
-  const clientAddresses = createClientAddresses();
-  const registryDeps: RegistryAppDeps = {
-    clientAddressOf: clientAddresses.of,
-    metrics,
-    enterLogContext,
-    index,
-    categories,
-    // Payments settled through this facilitator to agents' owners (docs/registry.md#payments), cached.
-    payments: createAgentPayments({ stats: createSqlPaymentStats(store.executor, config.NETWORK), clock: systemClock }),
-    registration: registration.deps,
-    rateLimit: registration.rateLimit,
-    allowLoopbackMetadata: registration.allowLoopbackMetadata,
-    trustForwardedFor: config.RATE_LIMIT_TRUST_FORWARDED_FOR,
-    cors: { allowedOrigins: authAllowedOrigins(config) },
-    ...(auth ? { auth } : {}),
-    logger,
-    version: VERSION,
-    health: {
-      readiness: REGISTRY_READINESS,
-      failuresBeforeDown: config.READINESS_FAILURE_THRESHOLD,
-      // The sign-in and registration rate limits fail closed (503) without them; reads go on.
-      ...(counters.ping ? { counters: toOperators(logger, "counters", ping(counters.ping), "degraded") } : {}),
-      // The index serves its last good model when the ledger fails, so the registry degrades instead of dying.
-      ledger: async () => {
-        const h = index.health();
-        if (h.status === "ok") return { status: "ok" };
-        if (h.lastError === null) return { status: "degraded", detail: "index not loaded yet" };
-        // SECURITY: the index's last error is the ledger's (redacted) words: logged, not answered.
-        logger.warn("health check failed", { check: "ledger", status: "degraded", detail: h.lastError });
-        return { status: "degraded", detail: NEUTRAL_DETAIL.ledger };
-      },
-      store: toOperators(logger, "store", ping(() => store.ping()), "degraded"),
-      // Reads need no key; without a config authority only registration is off.
-      signer: async () =>
-        registration.configAuthority
-          ? { status: "ok" }
-          : { status: "degraded", detail: "no config authority key configured: POST /agents/register is disabled" },
-    },
-  };
+  const registry = await composeRegistry({ config, env, ledgers, storage, index, categories, facilitator: feePayers.addresses[0], metrics, enterLogContext, logger, version: VERSION, metadataFetcher: adapters.metadataFetcher });
+  const { registryDeps, registration, clientAddresses } = registry;
   const registryApp = createRegistryApp(registryDeps, publicSurface);
+
   // ADMIN_PORT: each interface this process serves, as a second instance that answers its
   // operations routes only (it registers every route, so its OpenAPI document is whole).
   const admin =
@@ -275,22 +129,7 @@ async function composeService(
   signerHealthGauge(metrics, () => feePayers.health());
 
   const webhookDelivery = startWebhookDelivery(config, config.ROLE === "registry" ? [] : webhooks, { executor: store.executor, metrics, logger });
-  // Registry-only pods never settle, so recovery is left to the facilitator pods.
-  const reconcile =
-    config.ROLE === "registry"
-      ? { stop() {} }
-      : startReconcilerLoop({
-          ledger,
-          store: store.settlements,
-          logger,
-          feeBudget: protection.feeBudget,
-          network: config.NETWORK,
-          networkGuard: createNetworkGuard(ledger, config.NETWORK, ledgerNetwork),
-          recheckFailedSeconds: config.RECONCILE_RECHECK_FAILED_MINUTES * 60,
-          intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
-          repeat: systemRepeater,
-          onPass: reconcilerMetrics(metrics, systemClock.now),
-        });
+  const reconcile = startReconciler({ config, ledger, settlements: store.settlements, ledgerNetwork: ledgers.ledgerNetwork, protection, metrics, logger });
 
   return Object.freeze({
     config,
@@ -314,40 +153,10 @@ async function composeService(
       await registration.close();
       await counters.close();
       await discovery?.recorder.idle();
-      await feedbackDetails?.stop();
-      await index.close();
+      await registryIndex.close();
       await store.close();
     },
   });
-}
-
-/**
- * The registry index's copy in the store. PGlite runs in this thread: small pages and batches keep
- * each of its statements to a few ms (docs/registry.md#the-index-in-the-store).
- */
-function registryIndexStore(executor: OpenedStore["executor"], programId: Address) {
-  const pglite = executor.kind === "pglite";
-  return {
-    store: createSqlRegistryAccountStore(executor, programId, { pageRows: pglite ? 150 : 2_000 }),
-    storeBatchSize: pglite ? 100 : 500,
-  };
-}
-
-/**
- * SOLANA_WS_URL, or SOLANA_RPC_URL with ws(s):// on the same host and port, as hosted nodes serve
- * their pubsub (a local test validator serves it on the next port: set SOLANA_WS_URL for it).
- */
-function pubsubUrlOf(config: AppConfig): string {
-  return config.SOLANA_WS_URL ?? (config.SOLANA_RPC_URL ?? "").replace(/^http/i, "ws");
-}
-
-
-/** Both settings or neither: a treasury without bps (or the reverse) is a configuration mistake. */
-function protocolFeeOf(config: AppConfig): ProtocolFeeSplit | null {
-  const { PROTOCOL_FEE_TREASURY: treasury, PROTOCOL_FEE_BPS: bps } = config;
-  if (treasury === undefined && bps === undefined) return null;
-  if (treasury === undefined || bps === undefined) throw configurationError(["PROTOCOL_FEE_TREASURY and PROTOCOL_FEE_BPS go together"]);
-  return Object.freeze({ treasury: treasury as Address, bps });
 }
 
 export { serveLocalLedgerRpc };

@@ -10,9 +10,8 @@
  * Prints one line per step and exits 0 when the schema is current (also when nothing was pending).
  */
 import { parseAppConfig } from "../infrastructure/config/app-config.ts";
-import { describeDatabaseUrl } from "../infrastructure/logging/redact.ts";
 import { applyMigrations, LATEST_SCHEMA_VERSION } from "../infrastructure/store/index.ts";
-import { openDatabase } from "../infrastructure/store/open-store.ts";
+import { messageOf, openToolDatabase } from "./tool-database.ts";
 import { grantServiceRole } from "../infrastructure/store/service-role-grants.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -35,14 +34,9 @@ export async function runMigrate(env: Env, print: Print): Promise<number> {
     print("FAIL MIGRATE_GRANT_TO: grants need PostgreSQL (DATABASE_URL); the embedded database has one user");
     return 1;
   }
-  const target = config.DATABASE_URL ? describeDatabaseUrl(config.DATABASE_URL) : `embedded database in ${config.DATA_DIR}`;
-  let executor;
-  try {
-    executor = await openDatabase({ dataDir: config.DATA_DIR, maxConnections: 1, ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}) });
-  } catch (error) {
-    print(`FAIL store ${target}: ${messageOf(error)}`);
-    return 1;
-  }
+  const opened = await openToolDatabase(config, print);
+  if (opened === null) return 1;
+  const { executor, target } = opened;
   try {
     const report = await applyMigrations(executor);
     print(report.applied.length > 0
@@ -63,10 +57,6 @@ export async function runMigrate(env: Env, print: Print): Promise<number> {
   }
 }
 
-/** Driver messages name objects and settings; the connection URL never reaches them (StoreUnavailableError redacts it). */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 if (import.meta.main) {
   process.exit(await runMigrate(process.env, (line) => console.log(line)));

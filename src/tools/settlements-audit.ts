@@ -23,8 +23,7 @@ import { type AuditDisagreement, type AuditSummary, MAX_SIGNATURES_PER_STATUS_RE
 import { DISAGREEMENT_KINDS } from "../application/settlement/ledger-comparison.ts";
 import { parseAppConfig } from "../infrastructure/config/app-config.ts";
 import { createRpcLedger } from "../infrastructure/ledger/rpc-ledger.ts";
-import { describeDatabaseUrl } from "../infrastructure/logging/redact.ts";
-import { openDatabase } from "../infrastructure/store/open-store.ts";
+import { messageOf, openToolDatabase } from "./tool-database.ts";
 import { createSqlSettlementHistory } from "../infrastructure/store/sql-settlement-history.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -108,14 +107,9 @@ export async function runSettlementsAudit(argv: readonly string[], env: Env, pri
     return AUDIT_EXIT.incomplete;
   }
 
-  const target = config.DATABASE_URL ? describeDatabaseUrl(config.DATABASE_URL) : `embedded database in ${config.DATA_DIR}`;
-  let executor;
-  try {
-    executor = await openDatabase({ dataDir: config.DATA_DIR, maxConnections: 1, ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}) });
-  } catch (error) {
-    print(`FAIL store ${target}: ${messageOf(error)}`);
-    return AUDIT_EXIT.incomplete;
-  }
+  const opened = await openToolDatabase(config, print);
+  if (opened === null) return AUDIT_EXIT.incomplete;
+  const { executor, target } = opened;
   try {
     const summary = await auditSettlements({ history: createSqlSettlementHistory(executor), ledger, network: config.NETWORK }, since, (found) => print(disagreementLine(found)));
     print(summaryLine(summary));
@@ -156,9 +150,6 @@ export function summaryLine(summary: AuditSummary): string {
   );
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 if (import.meta.main) {
   process.exit(await runSettlementsAudit(process.argv.slice(2), process.env, (line) => console.log(line)));

@@ -16,7 +16,7 @@ import { getAddressEncoder } from "@solana/kit";
 import type { Signer } from "../application/ports/signer.ts";
 import { AppConfigSchema } from "../infrastructure/config/app-config.ts";
 import { type SignerDeps, createSigner } from "../infrastructure/signers/create-signer.ts";
-import { parseSignerConfigs } from "../infrastructure/signers/parse-signer-configs.ts";
+import { parseSignerRoles } from "../infrastructure/signers/parse-signer-configs.ts";
 import { pinRejectionDirectory } from "../infrastructure/signers/pin-rejections.ts";
 import type { Env as SecretEnv } from "../infrastructure/signers/secret-source.ts";
 import { type LocalSignerConfig, type Pkcs11SignerConfig, ROLE_PREFIXES, type SignerConfig, type SignerRole } from "../infrastructure/signers/signer-config.ts";
@@ -37,8 +37,10 @@ export async function checkSigners(env: Env, print: Print, deps: Partial<SignerD
   let failures = 0;
   let checked = 0;
   let waiting = 0;
+  // The same parse the service's config makes (service-config.ts), once for both roles.
+  const roles = parseSignerRoles(env, deps.readFile);
   for (const [role, prefix] of Object.entries(ROLE_PREFIXES) as [SignerRole, (typeof ROLE_PREFIXES)[SignerRole]][]) {
-    const parsed = parseSignerConfigs(env, prefix, deps.readFile);
+    const parsed = roles[role];
     if (!parsed.ok) {
       for (const error of parsed.errors) print(`${role}: configuration error: ${error}`, "fail");
       failures += parsed.errors.length;

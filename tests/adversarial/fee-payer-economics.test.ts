@@ -15,10 +15,10 @@ import { encodeAgentIdentity } from "../../src/domain/registry/agent-identity.ts
 import { findAgentPda } from "../../src/domain/registry/pdas.ts";
 import { kmsSignerEnv, useFakeKms } from "../support/kms-rig.ts";
 import { TEST_REDIS_URL, redisGate } from "../support/redis.ts";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, usdcOf } from "../settlement/support/payments.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
 import { agentIdentity, PROGRAM_ID, padded } from "../registry/support/registry-fixtures.ts";
-import { USDC, type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { USDC, type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../fixtures/payment-builder.ts";
 import { type EmbeddedService, startEmbeddedService } from "./support/embedded-service.ts";
 import { expectRefusedOnBoth, paymentOn } from "./support/payments.ts";
 

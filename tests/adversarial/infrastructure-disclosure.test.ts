@@ -10,12 +10,12 @@ import { type Server, type Socket, connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "@solana/kit";
-import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../../src/infrastructure/config/service-config.ts";
 import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createJsonLogger } from "../../src/infrastructure/logging/json-logger.ts";
 import { type Service, buildService } from "../../src/composition/service.ts";
-import { startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
-import { fundedPayment, newFeePayerKey } from "../settlement/support/payments.ts";
+import { startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { fundedPayment, newFeePayerKey } from "../../fixtures/payments.ts";
 import { ADMIN_URL, type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
 
 type Running = Readonly<{ service: Service; logs(): Record<string, unknown>[]; dispose(): Promise<void> }>;
@@ -23,7 +23,7 @@ type Running = Readonly<{ service: Service; logs(): Record<string, unknown>[]; d
 async function start(env: Record<string, string>): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), "disclosure-"));
   const full = { DATA_DIR: dataDir, SEED_SAMPLE_AGENTS: "false", RECONCILE_INTERVAL_SECONDS: "3600", ...env };
-  const parsed = parseAppConfig(full);
+  const parsed = parseServiceConfig(full);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const lines: string[] = [];
   const service = await buildService(parsed.config, full, createJsonLogger("debug", (line) => lines.push(line)));

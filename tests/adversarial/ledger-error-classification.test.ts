@@ -32,9 +32,9 @@ import { serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledge
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { fundWallets, USDC, type Wallets } from "../ledger/helpers.ts";
 import { startFaultRig } from "../settlement/support/fault-rig.ts";
-import { usdcOf } from "../settlement/support/payments.ts";
+import { usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
-import { type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { type Actors, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../fixtures/payment-builder.ts";
 import { useEmbeddedService } from "./support/embedded-service.ts";
 import { type PaymentTarget, fundedActors, paymentOn } from "./support/payments.ts";
 

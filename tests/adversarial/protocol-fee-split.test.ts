@@ -8,9 +8,9 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { type Instruction, generateKeyPairSigner } from "@solana/kit";
-import { usdcOf } from "../settlement/support/payments.ts";
+import { usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
-import { type Actors, USDC, ataOf, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { type Actors, USDC, ataOf, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../fixtures/payment-builder.ts";
 import { startEmbeddedService, useEmbeddedService } from "./support/embedded-service.ts";
 import { expectRefusedOnBoth, fundedActors, paymentOn } from "./support/payments.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
 import { useEmbeddedService } from "./support/embedded-service.ts";
 

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { type Address, type Instruction, generateKeyPairSigner } from "@solana/kit";
 import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-program/token";
 import { kmsSignerEnv, useFakeKms } from "../support/kms-rig.ts";
-import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "../settlement/support/payments.ts";
+import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
-import { MEMO, USDC, type Actors, ataOf, computeLimit, computePrice, memoInstruction, transferInstruction } from "../verification/support/payment-builder.ts";
+import { MEMO, USDC, type Actors, ataOf, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../fixtures/payment-builder.ts";
 import { type EmbeddedService, startEmbeddedService } from "./support/embedded-service.ts";
 import { fundedActors, paymentOn } from "./support/payments.ts";
 

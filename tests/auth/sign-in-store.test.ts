@@ -5,7 +5,7 @@
  */
 import { describe, test } from "bun:test";
 import { openStore } from "../../src/infrastructure/store/index.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { type TestDatabase, postgresGate, useTestDatabase } from "../support/postgres.ts";
 import { describeSignInStoreContract } from "./sign-in-store-contract.ts";
 

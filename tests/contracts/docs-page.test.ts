@@ -21,7 +21,7 @@ import { type BrowserContext, chromium } from "playwright-core";
 import type { TestService } from "../settlement/support/service-harness.ts";
 import { type App, type Json, documentOf, operationsOf } from "./support/contract.ts";
 import { startContractService } from "./support/contract-service.ts";
-import { failWhenRequired, gateOn } from "../support/gate.ts";
+import { failWhenRequired, gateOn } from "../../fixtures/gate.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const gate = gateOn("tests/contracts", "the /docs browser test", existsSync(CHROMIUM) ? null : `${CHROMIUM} not found (apt-get install -y chromium)`);

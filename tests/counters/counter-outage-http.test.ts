@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { type TestService, startService, type TimedReply, timedRequest } from "../settlement/support/service-harness.ts";
-import { fundedPayment, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { fundedPayment, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { type OwnRedis, redisServerGate, startOwnRedis } from "../support/redis-server.ts";
 import { type BlackHole, startBlackHole } from "../support/tcp-faults.ts";
 

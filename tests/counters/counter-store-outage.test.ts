@@ -12,7 +12,7 @@ import { createPrometheusMetrics } from "../../src/infrastructure/metrics/promet
 import { openStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
 import { windowCounterFactory } from "../../src/composition/window-counters-composition.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { ADMIN_URL, createTestDatabase, postgresGate } from "../support/postgres.ts";
 import { type OwnRedis, redisServerGate, startOwnRedis } from "../support/redis-server.ts";
 import { type BlackHole, startBlackHole, startTcpProxy } from "../support/tcp-faults.ts";

@@ -5,7 +5,7 @@ import { createRedisCounterStore } from "../../src/infrastructure/counters/redis
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import type { SqlQueryable } from "../../src/infrastructure/store/sql-executor.ts";
 import { createSqlWindowCounters } from "../../src/infrastructure/store/sql-window-counters.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { postgresGate, createTestDatabase, type TestDatabase } from "../support/postgres.ts";
 import { TEST_REDIS_URL, redisGate } from "../support/redis.ts";
 

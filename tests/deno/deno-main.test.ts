@@ -9,8 +9,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, createSolanaRpc, signature as toSignature } from "@solana/kit";
-import { ataOf, USDC } from "../verification/support/payment-builder.ts";
-import { DEFAULT_AMOUNT, type FundingLedger, fundedPayment } from "../settlement/support/payments.ts";
+import { ataOf, USDC } from "../../fixtures/payment-builder.ts";
+import { DEFAULT_AMOUNT, type FundingLedger, fundedPayment } from "../../fixtures/payments.ts";
 import { denoGate } from "./support/deno-gate.ts";
 import { type DenoMain, spawnDenoMain } from "./support/spawn-deno-main.ts";
 

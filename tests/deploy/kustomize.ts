@@ -1,7 +1,7 @@
 /**
  * Renders deploy/ with the real kustomize, `kubectl kustomize` (what `kubectl apply -k` runs), and
  * reads what it prints. CI installs kubectl (.ci/run); elsewhere a missing kubectl skips the
- * deploy tests with the reason, and fails them under CI=true (tests/support/gate.ts).
+ * deploy tests with the reason, and fails them under CI=true (fixtures/gate.ts).
  */
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

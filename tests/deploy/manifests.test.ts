@@ -17,7 +17,7 @@ import { productionProblems } from "../../src/infrastructure/config/production-g
 import { SETTLEMENTS_IN_FLIGHT } from "../../src/infrastructure/metrics/instrumented-settlement.ts";
 import { pinRejectionDirectory } from "../../src/infrastructure/signers/pin-rejections.ts";
 import { parseSignerConfigs } from "../../src/infrastructure/signers/parse-signer-configs.ts";
-import { failWhenRequired, gateOn } from "../support/gate.ts";
+import { failWhenRequired, gateOn } from "../../fixtures/gate.ts";
 import { readDocumentedSecrets } from "./documented-secrets.ts";
 import { filesUnder, kubectlMissing, kustomize, referencedFiles, type Resource, withEditedCopy } from "./kustomize.ts";
 import {

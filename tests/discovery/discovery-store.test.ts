@@ -3,7 +3,7 @@ import { type DiscoveryDeclaration, locatorOf } from "../../src/domain/discovery
 import type { DiscoveryStore } from "../../src/application/ports/discovery-store.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlDiscoveryStore } from "../../src/infrastructure/store/sql-discovery-store.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { postgresGate, useTestDatabase } from "../support/postgres.ts";
 
 const MERCHANT = "5uX8qJt8bX3zq2m9m5fZ4Bq9oWj3xZc8tLkQ1yN2pVxA";

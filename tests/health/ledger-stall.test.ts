@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { bunHttpListener } from "../../src/infrastructure/http-listener/bun-http-listener.ts";
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { type LedgerProxy, startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
-import { type Payment, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../settlement/support/payments.ts";
+import { type LedgerProxy, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { type Payment, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { type TestService, startService, type TimedReply, timedRequest } from "../settlement/support/service-harness.ts";
 
 const RPC_TIMEOUT_MS = 1_000;

@@ -10,7 +10,7 @@ import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { settlementKeyOf } from "../../src/domain/payment/settlement-key.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { serveLocalLedgerRpc } from "../../src/composition/service.ts";
-import { usdcOf } from "../settlement/support/payments.ts";
+import { usdcOf } from "../../fixtures/payments.ts";
 import { type TestService, startService } from "../settlement/support/service-harness.ts";
 
 /**

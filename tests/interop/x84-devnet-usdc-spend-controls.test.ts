@@ -15,7 +15,7 @@ import { SOLANA_DEVNET, X84_DEVNET_USDC_MINT } from "../../src/domain/networks.t
 import { type LedgerRpcServer } from "@x84/embedded-ledger";
 import { serveLocalLedgerRpc, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { postJson, startService, type TestService } from "../settlement/support/service-harness.ts";
-import { ataOf } from "../verification/support/payment-builder.ts";
+import { ataOf } from "../../fixtures/payment-builder.ts";
 
 const X84_USDC = X84_DEVNET_USDC_MINT as Address;
 

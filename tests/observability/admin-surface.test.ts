@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalLedger, serveLocalLedgerRpc } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { newFeePayerKey } from "../settlement/support/payments.ts";
+import { newFeePayerKey } from "../../fixtures/payments.ts";
 import { type TestDatabase, createTestDatabase, postgresGate } from "../support/postgres.ts";
 import { type RunningService, spawnService } from "../walkthrough/support/spawn-service.ts";
 import { type ObservedService, startObservedService } from "./support/observed-service.ts";

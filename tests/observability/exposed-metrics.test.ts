@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseYaml, parseAllDocuments } from "yaml";
-import { fundedPayment } from "../settlement/support/payments.ts";
+import { fundedPayment } from "../../fixtures/payments.ts";
 import { metricNamesIn } from "./support/promql.ts";
 import { type ObservedService, json, sampleNames, startObservedService } from "./support/observed-service.ts";
 

@@ -13,7 +13,7 @@ import { statementOf, timedExecutor } from "../../src/infrastructure/metrics/ins
 import { createPrometheusMetrics } from "../../src/infrastructure/metrics/prometheus-metrics.ts";
 import { timed } from "../../src/infrastructure/metrics/timed.ts";
 import { createPgliteExecutor } from "../../src/infrastructure/store/pglite-executor.ts";
-import { createActors, paymentRequest, requirementsFor } from "../verification/support/payment-builder.ts";
+import { createActors, paymentRequest, requirementsFor } from "../../fixtures/payment-builder.ts";
 import { sampleNames } from "./support/observed-service.ts";
 
 const lines = async (metrics: ReturnType<typeof createPrometheusMetrics>, prefix: string) =>

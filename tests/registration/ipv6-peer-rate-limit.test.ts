@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { failWhenRequired, gateOn } from "../support/gate.ts";
+import { failWhenRequired, gateOn } from "../../fixtures/gate.ts";
 import { BUN, ROOT } from "../walkthrough/support/spawn-service.ts";
 
 const ADDRESSES = ["2001:db8:1:2::a", "2001:db8:1:2::b", "2001:db8:1:3::a"];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address, Signature } from "@solana/kit";
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlFeedbackDetailUriStore } from "../../src/infrastructure/store/sql-feedback-detail-uri-store.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { type TestDatabase, postgresGate, useTestDatabase } from "../support/postgres.ts";
 import { testAddress } from "./support/registry-fixtures.ts";
 

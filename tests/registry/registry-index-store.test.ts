@@ -16,7 +16,7 @@ import { createLocalProgramFeed } from "../../src/infrastructure/ledger/local-pr
 import { createAgentIndex, type RefreshReport } from "../../src/infrastructure/registry/ledger-agent-index.ts";
 import { openStore, type OpenedStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlRegistryAccountStore } from "../../src/infrastructure/store/sql-registry-account-store.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { postgresGate, useTestDatabase } from "../support/postgres.ts";
 import { agentIdentity, agentService, padded, PROGRAM_ID, testAddress } from "./support/registry-fixtures.ts";
 

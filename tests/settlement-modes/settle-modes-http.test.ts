@@ -9,7 +9,7 @@ import { silentLogger } from "../../src/application/ports/logger.ts";
 import { delegatedProofMessage } from "../../src/domain/modes/delegated-proof.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { modeSettlementKey } from "../../src/domain/settlement/mode-settlement-key.ts";
-import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../../src/infrastructure/config/service-config.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type Service, buildService } from "../../src/composition/service.ts";
 import { AGENT_MINT, PROGRAM_ID, delegation } from "../modes/support/mode-fixtures.ts";
@@ -18,7 +18,7 @@ import { encodeDelegation } from "../../src/domain/modes/delegation.ts";
 import { findAgentPda, findDelegationPda } from "../../src/domain/modes/mode-pdas.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../../src/domain/registry/agent-identity.ts";
 import { getU64Encoder } from "@solana/kit";
-import { fundedPayment } from "../settlement/support/payments.ts";
+import { fundedPayment } from "../../fixtures/payments.ts";
 import { claimProof, fundReceiptParties, newWallet, payWithReceipt } from "../modes/support/receipt-payments.ts";
 
 const USDC = DEVNET_USDC_MINT as Address;
@@ -76,7 +76,7 @@ async function call(path: "/verify" | "/settle", payload: unknown): Promise<Reco
 }
 
 beforeAll(async () => {
-  const parsed = parseAppConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  const parsed = parseServiceConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   service = await buildService(parsed.config, {}, silentLogger);
   ledger = service.embeddedLedger as LocalLedger;

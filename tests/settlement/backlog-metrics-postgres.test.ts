@@ -7,11 +7,11 @@ import { SOLANA_DEVNET } from "../../src/domain/networks.ts";
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type ObservedService, startObservedService } from "../observability/support/observed-service.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { draft } from "../store/settlement-fixtures.ts";
-import { type LedgerProxy, startLedgerProxy } from "./support/ledger-proxy.ts";
-import { newFeePayerKey } from "./support/payments.ts";
+import { type LedgerProxy, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { newFeePayerKey } from "../../fixtures/payments.ts";
 
 const gate = await postgresGate("tests/settlement");
 failWhenRequired(gate, "PostgreSQL must be reachable in CI");

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeLedger } from "../support/fake-ledger.ts";
+import { fakeLedger } from "../../fixtures/fake-ledger.ts";
 import type { Signature } from "@solana/kit";
 import { LedgerError, type SignatureStatus } from "../../src/application/ports/ledger.ts";
 import { createBatchedConfirmer } from "../../src/application/settlement/batched-confirmation.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { delayConfirmation } from "../../bench/settle-delay.ts";
 import { startFaultRig } from "./support/fault-rig.ts";
-import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "./support/payments.ts";
+import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "./support/service-harness.ts";
 
 type StatusScript = (signature: string, poll: number) => SignatureStatus | null | Error;

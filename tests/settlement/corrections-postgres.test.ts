@@ -7,10 +7,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type ObservedService, startObservedService } from "../observability/support/observed-service.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
-import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "./support/ledger-proxy.ts";
-import { fundedPayment, newFeePayerKey, settlementKeyOfPayment } from "./support/payments.ts";
+import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { fundedPayment, newFeePayerKey, settlementKeyOfPayment } from "../../fixtures/payments.ts";
 import { postJson } from "./support/service-harness.ts";
 
 const gate = await postgresGate("tests/settlement");

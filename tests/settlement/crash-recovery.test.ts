@@ -7,9 +7,9 @@ import type { SettlementRecord } from "../../src/application/ports/settlement-st
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type RunningService, spawnService } from "../walkthrough/support/spawn-service.ts";
-import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "./support/ledger-proxy.ts";
-import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 
 const gate = await postgresGate("tests/settlement");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { DEFAULT_AMOUNT, LAMPORTS_PER_SIGNATURE, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
+import { DEFAULT_AMOUNT, LAMPORTS_PER_SIGNATURE, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { type TestService, extensionsOf, postJson, startService } from "./support/service-harness.ts";
 
 let service: TestService;

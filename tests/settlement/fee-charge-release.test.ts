@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import type { Signature } from "@solana/kit";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type FaultRig, startFaultRig } from "./support/fault-rig.ts";
-import { type RpcCall, httpError } from "./support/ledger-proxy.ts";
-import { type Payment, fundedPayment, settlementKeyOfPayment } from "./support/payments.ts";
+import { type RpcCall, httpError } from "../../fixtures/ledger-proxy.ts";
+import { type Payment, fundedPayment, settlementKeyOfPayment } from "../../fixtures/payments.ts";
 import { postJson } from "./support/service-harness.ts";
 
 /** Past the 150-block blockhash window at 400 ms a slot, plus margin. */

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type FaultRig, RIG_RPC_TIMEOUT_MS, startFaultRig } from "./support/fault-rig.ts";
-import { type RpcCall, delayed, firstSignature, httpError, rpcResult } from "./support/ledger-proxy.ts";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
+import { type RpcCall, delayed, firstSignature, httpError, rpcResult } from "../../fixtures/ledger-proxy.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { extensionsOf, postJson } from "./support/service-harness.ts";
 
 /** Past the 150-block blockhash window at 400 ms a slot, plus margin. */

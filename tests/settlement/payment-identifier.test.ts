@@ -12,7 +12,7 @@ import {
   generatePaymentId,
 } from "@x402/extensions/payment-identifier";
 import { useEmbeddedService } from "../adversarial/support/embedded-service.ts";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { postJson } from "./support/service-harness.ts";
 
 const rig = useEmbeddedService();

@@ -7,7 +7,7 @@ import { silentLogger } from "../../src/application/ports/logger.ts";
 import { reconcileSettlements } from "../../src/application/settlement/reconcile-settlements.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { draft, uniqueId } from "../store/settlement-fixtures.ts";
-import { type Payment, fundedPayment } from "./support/payments.ts";
+import { type Payment, fundedPayment } from "../../fixtures/payments.ts";
 import { type JsonReply, type TestService, postJson, startService } from "./support/service-harness.ts";
 
 const SIGNATURE_OF_ZEROS = "1111111111111111111111111111111111111111111111111111111111111111";

@@ -19,11 +19,11 @@ import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlSettlementHistory } from "../../src/infrastructure/store/sql-settlement-history.ts";
 import { AUDIT_EXIT, runSettlementsAudit } from "../../src/tools/settlements-audit.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { unusedPort } from "../support/ports.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
-import { type LedgerProxy, startLedgerProxy } from "./support/ledger-proxy.ts";
-import { fundedPayment, newFeePayerKey, settlementKeyOfPayment } from "./support/payments.ts";
+import { type LedgerProxy, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { fundedPayment, newFeePayerKey, settlementKeyOfPayment } from "../../fixtures/payments.ts";
 import { postJson, startService } from "./support/service-harness.ts";
 
 const gate = await postgresGate("tests/settlement");

@@ -4,7 +4,7 @@ import type { SettlementStore } from "../../src/application/ports/settlement-sto
 import { CodedError } from "../../src/domain/coded-error.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { type FaultRig, startFaultRig } from "./support/fault-rig.ts";
-import { DEFAULT_AMOUNT, fundedPayment, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
+import { DEFAULT_AMOUNT, fundedPayment, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { extensionsOf, postJson } from "./support/service-harness.ts";
 
 /** Past the 150-block blockhash window at 400 ms a slot, plus margin. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { type DedicatedPostgres, dedicatedPostgresAvailability, startDedicatedPostgres } from "./support/dedicated-postgres.ts";
 import { runOutage } from "./support/outage-rig.ts";
-import { failWhenRequired, gateOn } from "../support/gate.ts";
+import { failWhenRequired, gateOn } from "../../fixtures/gate.ts";
 import { ADMIN_URL, postgresGate, type TestDatabase, useTestDatabase } from "../support/postgres.ts";
 
 const gate = await postgresGate("tests/settlement");

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type OpenedStore, createSqlSettlementStore, openStore } from "../../src/infrastructure/store/index.ts";
 import type { SqlExecutor, SqlQueryable } from "../../src/infrastructure/store/sql-executor.ts";
 import { type FaultRig, startFaultRig } from "./support/fault-rig.ts";
-import { fundedPayment } from "./support/payments.ts";
+import { fundedPayment } from "../../fixtures/payments.ts";
 import { postJson } from "./support/service-harness.ts";
 
 /**

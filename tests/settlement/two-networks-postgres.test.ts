@@ -11,12 +11,12 @@ import type { SettlementRecord } from "../../src/application/ports/settlement-st
 import { DEVNET_USDC_MINT, SOLANA_DEVNET, USDC_DECIMALS, networkOfGenesisHash } from "../../src/domain/networks.ts";
 import { createLocalLedger, ledgerPortOf, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { draft } from "../store/settlement-fixtures.ts";
 import { type ManualClock, manualClock } from "./support/fault-rig.ts";
-import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "./support/ledger-proxy.ts";
-import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
+import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
 import { type TestService, postJson, startService } from "./support/service-harness.ts";
 
 const gate = await postgresGate("tests/settlement");

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { startFaultRig } from "./support/fault-rig.ts";
-import { type LedgerProxy, startLedgerProxy } from "./support/ledger-proxy.ts";
-import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./support/payments.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { type LedgerProxy, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
 import { type JsonReply, type TestService, extensionsOf, postJson, startService } from "./support/service-harness.ts";
 

@@ -4,7 +4,7 @@ import { getAddressDecoder } from "@solana/kit";
 import type { Signer } from "../../src/application/ports/signer.ts";
 import { ed25519Spki } from "../../src/infrastructure/signers/ed25519-public-key.ts";
 import { createSigner, parseSignerConfigs, SignerError } from "../../src/infrastructure/signers/index.ts";
-import { type FakeKms, startFakeKms } from "../support/fake-kms-server.ts";
+import { type FakeKms, startFakeKms } from "../../fixtures/fake-kms-server.ts";
 import { kmsSignerEnv } from "../support/kms-rig.ts";
 
 const SECRET_ACCESS_KEY = "fakeSecretAccessKeyThatMustNeverAppear000";

@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { createSigner, parseSignerConfigs, SignerError } from "../../src/infrastructure/signers/index.ts";
 import { PIN_REJECTION_SUBDIRECTORY, pinRejectionDirectory } from "../../src/infrastructure/signers/pin-rejections.ts";
 import { runSignerCheck } from "../../src/tools/signer-check.ts";
-import { failWhenRequired } from "../support/gate.ts";
-import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../../fixtures/softhsm.ts";
 
 const { module, ...gate } = softHsmGate("tests/signers", "the PIN rejection tests");
 failWhenRequired(gate, "SoftHSM2 is installed (required under CI)");

@@ -5,8 +5,8 @@ import { verifyAsync } from "@noble/ed25519";
 import { getAddressDecoder } from "@solana/kit";
 import type { Signer } from "../../src/application/ports/signer.ts";
 import { createSigner, parseSignerConfigs, SignerError } from "../../src/infrastructure/signers/index.ts";
-import { failWhenRequired } from "../support/gate.ts";
-import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../../fixtures/softhsm.ts";
 
 const { module, ...gate } = softHsmGate("tests/signers", "the pkcs11 signer tests");
 

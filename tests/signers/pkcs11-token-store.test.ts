@@ -3,8 +3,8 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getAddressDecoder } from "@solana/kit";
-import { failWhenRequired } from "../support/gate.ts";
-import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../../fixtures/softhsm.ts";
 
 /**
  * What an operator sees when the PKCS#11 module cannot see its token store: each case runs

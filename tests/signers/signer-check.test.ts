@@ -6,7 +6,7 @@ import { getPublicKeyAsync } from "@noble/ed25519";
 import { getAddressDecoder, getBase58Decoder } from "@solana/kit";
 import { loadOrCreateDevKeypair } from "../../src/infrastructure/signers/dev-keypair.ts";
 import { runSignerCheck } from "../../src/tools/signer-check.ts";
-import { type FakeKms, startFakeKms } from "../support/fake-kms-server.ts";
+import { type FakeKms, startFakeKms } from "../../fixtures/fake-kms-server.ts";
 
 const seed = Uint8Array.from({ length: 32 }, (_, i) => i + 11);
 const privateKey = getBase58Decoder().decode(seed);

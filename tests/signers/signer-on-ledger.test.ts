@@ -17,10 +17,10 @@ import type { Signer } from "../../src/application/ports/signer.ts";
 import { DEVNET_USDC_MINT, USDC_DECIMALS } from "../../src/domain/networks.ts";
 import { createLocalLedger, type LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
 import { createSigner, createLocalSigner, parseSignerConfigs, toKitPartialSigner } from "../../src/infrastructure/signers/index.ts";
-import { type FakeKms, startFakeKms } from "../support/fake-kms-server.ts";
+import { type FakeKms, startFakeKms } from "../../fixtures/fake-kms-server.ts";
 import { fakeKmsCredentials, kmsSignerEnv } from "../support/kms-rig.ts";
-import { failWhenRequired } from "../support/gate.ts";
-import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../support/softhsm.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
+import { createSoftHsmToken, softHsmGate, type SoftHsmToken } from "../../fixtures/softhsm.ts";
 
 const USDC = address(DEVNET_USDC_MINT);
 const { module: softHsmModule, ...softHsm } = softHsmGate("tests/signers", "PKCS#11 ledger settlement");

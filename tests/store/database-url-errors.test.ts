@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStore, StoreUnavailableError } from "../../src/infrastructure/store/index.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { ADMIN_URL, postgresGate } from "../support/postgres.ts";
 import { unusedPort } from "../support/ports.ts";
 

@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { buildService } from "../../src/composition/service.ts";
-import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../../src/infrastructure/config/service-config.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "failed-boot-"));
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function configOf(env: Record<string, string>) {
-  const parsed = parseAppConfig(env);
+  const parsed = parseServiceConfig(env);
   if (!parsed.ok) throw new Error(`bad test config: ${parsed.errors.join("; ")}`);
   return parsed.config;
 }

@@ -9,7 +9,7 @@ import {
   StoreUnavailableError,
 } from "../../src/infrastructure/store/index.ts";
 import { draft } from "./settlement-fixtures.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase, useTestDatabase } from "../support/postgres.ts";
 import { describeSettlementStoreContract } from "./settlement-store-contract.ts";
 import { unusedPort } from "../support/ports.ts";

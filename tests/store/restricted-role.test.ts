@@ -16,9 +16,9 @@ import postgres from "postgres";
 import { createPostgresExecutor, MIGRATIONS, applyMigrations, openStore } from "../../src/infrastructure/store/index.ts";
 import { SchemaBehindError } from "../../src/infrastructure/store/migrate.ts";
 import { grantServiceRole } from "../../src/infrastructure/store/service-role-grants.ts";
-import { fundedPayment } from "../settlement/support/payments.ts";
+import { fundedPayment } from "../../fixtures/payments.ts";
 import { postJson, startService, type TestService } from "../settlement/support/service-harness.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { ADMIN_URL, postgresGate } from "../support/postgres.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

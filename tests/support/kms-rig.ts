@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "bun:test";
-import { type FakeKms, startFakeKms } from "./fake-kms-server.ts";
+import { type FakeKms, startFakeKms } from "../../fixtures/fake-kms-server.ts";
 
-export type { FakeKms } from "./fake-kms-server.ts";
+export type { FakeKms } from "../../fixtures/fake-kms-server.ts";
 
 /**
  * Credentials the KMS stand-in accepts (it checks none); never real ones. A fresh object each

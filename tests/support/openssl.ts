@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Gate, gateOn } from "./gate.ts";
+import { type Gate, gateOn } from "../../fixtures/gate.ts";
 
 export type SelfSignedCert = Readonly<{ cert: string; key: string }>;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "bun:test";
 import postgres from "postgres";
-import { type Gate, gateOn } from "./gate.ts";
+import { type Gate, gateOn } from "../../fixtures/gate.ts";
 
 /**
  * Real PostgreSQL for tests: the server at TEST_POSTGRES_URL (default the local trust-auth

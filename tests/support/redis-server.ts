@@ -5,7 +5,7 @@
  */
 import { type Subprocess, spawn, spawnSync } from "bun";
 import { createConnection } from "node:net";
-import { type Gate, gateOn } from "./gate.ts";
+import { type Gate, gateOn } from "../../fixtures/gate.ts";
 import { unusedPort } from "./ports.ts";
 
 export type OwnRedis = Readonly<{

@@ -1,5 +1,5 @@
 import Redis from "ioredis";
-import { type Gate, gateOn } from "./gate.ts";
+import { type Gate, gateOn } from "../../fixtures/gate.ts";
 
 /** Real Redis for tests: TEST_REDIS_URL, default the local server CI starts. */
 export const TEST_REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";

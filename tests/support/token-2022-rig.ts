@@ -14,8 +14,8 @@ import {
 } from "@solana-program/token-2022";
 import { createToken2022Mint, mintToken2022 } from "@x84/embedded-ledger";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { settleBody } from "../settlement/support/payments.ts";
-import { type Actors, buildTransaction, computeLimit, computePrice, memoInstruction, requirementsFor } from "../verification/support/payment-builder.ts";
+import { settleBody } from "../../fixtures/payments.ts";
+import { type Actors, buildTransaction, computeLimit, computePrice, memoInstruction, requirementsFor } from "../../fixtures/payment-builder.ts";
 
 export const DECIMALS = 6;
 const SYSTEM = "11111111111111111111111111111111" as Address;

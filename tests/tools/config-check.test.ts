@@ -12,7 +12,7 @@ import { redisGate, TEST_REDIS_URL } from "../support/redis.ts";
 import { createTestDatabase, postgresGate } from "../support/postgres.ts";
 import { DEVNET_GENESIS_HASH, SOLANA_DEVNET, SOLANA_MAINNET } from "../../src/domain/networks.ts";
 import { createLocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { startLedgerProxy } from "../settlement/support/ledger-proxy.ts";
+import { startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const TOOL = resolve(ROOT, "src/tools/config-check.ts");

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { LogFields, Logger } from "../../src/application/ports/logger.ts";
-import { parseAppConfig } from "../../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../../src/infrastructure/config/service-config.ts";
 import { buildService, type Service } from "../../src/composition/service.ts";
 import { startLedgerTool } from "../support/ledger-process.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
@@ -90,7 +90,7 @@ describe.skipIf(!gate.run)("the registry reading `npm run ledger` as its node (p
     ledger = await startLedgerTool({ SEED_SAMPLE_AGENTS: "true" });
     dataDir = mkdtempSync(join(tmpdir(), "ledger-tool-registry-"));
     const env = { ROLE: "registry", SOLANA_RPC_URL: ledger.url, DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: "info" };
-    const parsed = parseAppConfig(env);
+    const parsed = parseServiceConfig(env);
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     service = await buildService(parsed.config, env, recordingLogger(lines, {}));
   }, 60_000);

@@ -7,9 +7,9 @@ import type { Address } from "@solana/kit";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET, X84_DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import { normalisePaymentRequest } from "../../src/http/facilitator/payment-request.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { fundedPayment, settleBody, usdcOf } from "../settlement/support/payments.ts";
+import { fundedPayment, settleBody, usdcOf } from "../../fixtures/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
-import { ataOf, buildTransaction, requirementsFor, standardInstructions } from "./support/payment-builder.ts";
+import { ataOf, buildTransaction, requirementsFor, standardInstructions } from "../../fixtures/payment-builder.ts";
 import type { Blockhash } from "@solana/kit";
 
 /** The devnet USDC the x84 docs name, beside the x402 packages' one. */

@@ -9,7 +9,7 @@ import type { Instruction } from "@solana/kit";
 import { startEmbeddedService, type EmbeddedService } from "../adversarial/support/embedded-service.ts";
 import { fundedActors, paymentOn } from "../adversarial/support/payments.ts";
 import { postJson } from "../settlement/support/service-harness.ts";
-import { USDC, computeLimit, computePrice, memoInstruction, transferInstruction } from "./support/payment-builder.ts";
+import { USDC, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../fixtures/payment-builder.ts";
 
 type Policy = Readonly<{
   maxComputeUnitLimit: number;

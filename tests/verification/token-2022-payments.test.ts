@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ExtensionType, getEnableMemoTransfersInstruction, getReallocateInstruction } from "@solana-program/token-2022";
 import { postJson } from "../settlement/support/service-harness.ts";
-import { computeLimit, computePrice, memoInstruction } from "./support/payment-builder.ts";
+import { computeLimit, computePrice, memoInstruction } from "../../fixtures/payment-builder.ts";
 import { useEmbeddedService } from "../adversarial/support/embedded-service.ts";
 import { DEVNET_USDC_MINT } from "../../src/domain/networks.ts";
 import {

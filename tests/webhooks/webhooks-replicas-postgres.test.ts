@@ -12,7 +12,7 @@ import { createSqlWebhookOutbox } from "../../src/infrastructure/store/sql-webho
 import { createWebhookSender } from "../../src/infrastructure/webhooks/webhook-sender.ts";
 import { type WebhookEndpoint, loadWebhooks } from "../../src/infrastructure/webhooks/webhooks-file.ts";
 import { unusedPort } from "../support/ports.ts";
-import { failWhenRequired } from "../support/gate.ts";
+import { failWhenRequired } from "../../fixtures/gate.ts";
 import { postgresGate, useTestDatabase } from "../support/postgres.ts";
 import { draft } from "../store/settlement-fixtures.ts";
 import { type Receiver, createReceiver, eventually, newSecret } from "./support/receiver.ts";

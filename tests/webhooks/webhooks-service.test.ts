@@ -13,7 +13,7 @@ import { silentLogger } from "../../src/application/ports/logger.ts";
 import { reconcileSettlements } from "../../src/application/settlement/reconcile-settlements.ts";
 import { unusedPort } from "../support/ports.ts";
 import { draft } from "../store/settlement-fixtures.ts";
-import { fundedPayment } from "../settlement/support/payments.ts";
+import { fundedPayment } from "../../fixtures/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 import { type Receiver, createReceiver, eventually, newSecret } from "./support/receiver.ts";
 

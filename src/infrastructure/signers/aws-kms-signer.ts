@@ -2,6 +2,7 @@ import { GetPublicKeyCommand, KMSClient, type KMSClientConfig, SignCommand } fro
 import type { Signer } from "../../application/ports/signer.ts";
 import { mapKmsError } from "./aws-kms-errors.ts";
 import { addressFromPublicKey, ed25519KeyFromSpki } from "./ed25519-public-key.ts";
+import { remoteSigner } from "./remote-signer.ts";
 import { createSignatureVerifier, type SignatureVerifier } from "./signature-verifier.ts";
 import type { AwsKmsSignerConfig } from "./signer-config.ts";
 import { SignerError } from "./signer-error.ts";
@@ -74,33 +75,20 @@ async function fetchPublicKey(client: KMSClient, keyId: string): Promise<Uint8Ar
 }
 
 function kmsSigner(client: KMSClient, keyId: string, address: Signer["address"], verify: SignatureVerifier): Signer {
-  let closed = false;
-  const signOne = async (message: Uint8Array): Promise<Uint8Array> => {
-    if (closed) throw new SignerError("CLOSED", `aws-kms signer for key ${keyId} is closed`);
-    let signature: Uint8Array | undefined;
-    try {
-      const response = await client.send(
-        new SignCommand({ KeyId: keyId, Message: message, MessageType: "RAW", SigningAlgorithm: SIGNING_ALGORITHM }),
-      );
-      signature = response.Signature;
-    } catch (error) {
-      throw mapKmsError(error, keyId, "Sign");
-    }
-    // SECURITY: a signature that does not verify under the advertised key (wrong key id,
-    // a proxy answering for another key) is never put into a transaction.
-    if (signature === undefined || !(await verify(message, signature))) {
-      throw new SignerError("BACKEND_ERROR", `aws-kms Sign for key ${keyId}: the signature does not verify under ${address}`);
-    }
-    return new Uint8Array(signature);
-  };
-  return Object.freeze({
+  return remoteSigner({
     address,
-    kind: "aws-kms" as const,
-    signMessages: (messages: readonly Uint8Array[]) => Promise.all(messages.map(signOne)),
-    async close() {
-      if (closed) return;
-      closed = true;
-      client.destroy();
+    kind: "aws-kms",
+    label: `aws-kms signer for key ${keyId}`,
+    sign: async (message) => {
+      try {
+        const response = await client.send(new SignCommand({ KeyId: keyId, Message: message, MessageType: "RAW", SigningAlgorithm: SIGNING_ALGORITHM }));
+        return response.Signature === undefined ? undefined : new Uint8Array(response.Signature);
+      } catch (error) {
+        throw mapKmsError(error, keyId, "Sign");
+      }
     },
+    verify,
+    mismatch: `aws-kms Sign for key ${keyId}: the signature does not verify under ${address}`,
+    release: () => client.destroy(),
   });
 }

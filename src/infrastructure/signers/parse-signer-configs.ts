@@ -1,5 +1,5 @@
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { type Address, isAddress } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import { decodePrivateKeyText } from "./private-key-format.ts";
 import { type Env, type ReadTextFile, readTextFileSync } from "./secret-source.ts";
 import {
@@ -10,27 +10,15 @@ import {
   type SignerPrefix,
   type SignerRole,
 } from "./signer-config.ts";
+import { SIGNER_SETTINGS_BY_KIND, SIGNER_SETTING_KEYS, checkSetting, settingDefault } from "./signer-settings.ts";
 
 export type SignerConfigResult =
   | Readonly<{ ok: true; configs: readonly SignerConfig[] }>
   | Readonly<{ ok: false; errors: readonly string[] }>;
 
-/** Settings of one signer, without the role prefix. */
-const KEYS_BY_KIND: Readonly<Record<SignerKind, readonly string[]>> = Object.freeze({
-  local: ["KEYPAIR_PATH", "PRIVATE_KEY"],
-  "aws-kms": ["KMS_KEY_ID", "KMS_REGION", "KMS_ENDPOINT", "KMS_TIMEOUT_MS", "KMS_MAX_ATTEMPTS"],
-  pkcs11: [
-    "PKCS11_MODULE",
-    "PKCS11_TOKEN_LABEL",
-    "PKCS11_KEY_LABEL",
-    "PKCS11_KEY_ID",
-    "PKCS11_PIN",
-    "PKCS11_PIN_FILE",
-    "PKCS11_SESSIONS",
-  ],
-});
-const COMMON_KEYS = ["SIGNER", "ADDRESS"] as const;
-const ALL_KEYS: ReadonlySet<string> = new Set([...COMMON_KEYS, ...Object.values(KEYS_BY_KIND).flat()]);
+/** Settings of one signer, without the role prefix (their schemas: signer-settings.ts). */
+const ALL_KEYS: ReadonlySet<string> = new Set(SIGNER_SETTING_KEYS);
+const keysOf = (kind: SignerKind): readonly string[] => Object.keys(SIGNER_SETTINGS_BY_KIND[kind].properties);
 
 /**
  * Every environment variable the signer settings read: `<prefix><key>` for both roles, the fee
@@ -193,7 +181,7 @@ function entryKind(input: EntryInput, errors: Errors): SignerKind | null {
 function rejectForeignSettings(input: EntryInput, kind: SignerKind, errors: Errors): void {
   for (const other of SIGNER_KINDS) {
     if (other === kind) continue;
-    for (const key of KEYS_BY_KIND[other]) {
+    for (const key of keysOf(other)) {
       if (input.get(key) !== undefined) {
         errors.push(`${input.origin}${key} applies to ${other} signers, but ${input.origin}SIGNER is ${kind}`);
       }
@@ -247,13 +235,12 @@ type CommonFields = Readonly<{ role: SignerRole; origin: string; expectedAddress
 function awsKmsConfig(input: EntryInput, common: CommonFields, errors: Errors): SignerConfig | null {
   const name = (key: string) => input.origin + key;
   const keyId = required(input, "KMS_KEY_ID", errors);
-  const region = input.get("KMS_REGION") ?? input.defaultRegion;
+  const region = checked(input, "KMS_REGION", errors, input.get("KMS_REGION") ?? input.defaultRegion);
   if (region === undefined) errors.push(`${name("KMS_REGION")} is required (or AWS_REGION)`);
-  else if (!/^[a-z0-9-]{2,32}$/.test(region)) errors.push(`${name("KMS_REGION")}: expected an AWS region name`);
   const endpoint = optionalUrl(input, "KMS_ENDPOINT", errors);
-  const timeoutMs = optionalInteger(input, "KMS_TIMEOUT_MS", { min: 100, max: 120_000, fallback: 5_000 }, errors);
-  const maxAttempts = optionalInteger(input, "KMS_MAX_ATTEMPTS", { min: 1, max: 10, fallback: 3 }, errors);
-  if (keyId === undefined || region === undefined) return null;
+  const timeoutMs = optionalInteger(input, "KMS_TIMEOUT_MS", errors);
+  const maxAttempts = optionalInteger(input, "KMS_MAX_ATTEMPTS", errors);
+  if (keyId === undefined || typeof region !== "string") return null;
   return { kind: "aws-kms", ...common, keyId, region, endpoint, timeoutMs, maxAttempts };
 }
 
@@ -269,13 +256,13 @@ function pkcs11Config(input: EntryInput, common: CommonFields, errors: Errors): 
   } else if (keyLabel !== undefined) {
     key = { label: keyLabel };
   } else if (keyIdHex !== undefined) {
-    if (/^([0-9a-fA-F]{2})+$/.test(keyIdHex)) key = { id: hexToBytes(keyIdHex) };
-    else errors.push(`${name("PKCS11_KEY_ID")}: expected an even number of hex digits`);
+    const hex = checked(input, "PKCS11_KEY_ID", errors, keyIdHex);
+    if (typeof hex === "string") key = { id: hexToBytes(hex) };
   } else {
     errors.push(`${name("PKCS11_KEY_LABEL")} or ${name("PKCS11_KEY_ID")} is required`);
   }
   const pin = pinSource(input, errors);
-  const sessions = optionalInteger(input, "PKCS11_SESSIONS", { min: 1, max: 64, fallback: 4 }, errors);
+  const sessions = optionalInteger(input, "PKCS11_SESSIONS", errors);
   if (modulePath === undefined || tokenLabel === undefined || key === null || pin === null) return null;
   return { kind: "pkcs11", ...common, modulePath, tokenLabel, key, pin, sessions };
 }
@@ -301,41 +288,43 @@ function required(input: EntryInput, key: string, errors: Errors): string | unde
 }
 
 function optionalAddress(input: EntryInput, errors: Errors): Address | null {
-  const value = input.get("ADDRESS");
-  if (value === undefined) return null;
-  if (isAddress(value)) return value;
-  errors.push(`${input.origin}ADDRESS: expected a base58 Solana address`);
-  return null;
+  const value = checked(input, "ADDRESS", errors);
+  return typeof value === "string" ? (value as Address) : null;
 }
 
 function optionalUrl(input: EntryInput, key: string, errors: Errors): string | null {
-  const value = input.get(key);
-  if (value === undefined) return null;
-  try {
-    const url = new URL(value);
-    if (url.protocol === "http:" || url.protocol === "https:") return value;
-  } catch {
-    // reported below
-  }
-  errors.push(`${input.origin}${key}: expected an http(s) URL`);
-  return null;
+  const value = checked(input, key, errors);
+  return typeof value === "string" ? value : null;
 }
 
-function optionalInteger(
-  input: EntryInput,
-  key: string,
-  range: Readonly<{ min: number; max: number; fallback: number }>,
-  errors: Errors,
-): number {
-  const value = input.get(key);
-  if (value === undefined) return range.fallback;
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (Number.isInteger(n) && n >= range.min && n <= range.max) return n;
-  errors.push(`${input.origin}${key}: expected an integer from ${range.min} to ${range.max}`);
-  return range.fallback;
+function optionalInteger(input: EntryInput, key: string, errors: Errors): number {
+  const value = checked(input, key, errors);
+  return typeof value === "number" ? value : settingDefault(key);
+}
+
+/**
+ * The setting checked against its schema (signer-settings.ts): its typed value, undefined when unset,
+ * or null after recording what it expects. `raw` stands in for a fallback (AWS_REGION for KMS_REGION).
+ */
+function checked(input: EntryInput, key: string, errors: Errors, raw = input.get(key)): string | number | null | undefined {
+  if (raw === undefined) return undefined;
+  const result = checkSetting(key, raw);
+  if (result.ok) return result.value;
+  errors.push(`${input.origin}${key}: expected ${result.expected}`);
+  return null;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === "" ? undefined : trimmed;
+}
+
+/** Both roles' signer settings, read once: the service's config and `signer:check` both start here. */
+export type SignerRoleSettings = Readonly<Record<SignerRole, SignerConfigResult>>;
+
+export function parseSignerRoles(env: Env, readFile: ReadTextFile = readTextFileSync): SignerRoleSettings {
+  return Object.freeze({
+    "fee-payer": parseSignerConfigs(env, "FEE_PAYER_", readFile),
+    "config-authority": parseSignerConfigs(env, "CONFIG_AUTHORITY_", readFile),
+  });
 }

@@ -7,6 +7,7 @@ import { acquirePkcs11Module, type Pkcs11Module, tokenStoreHint } from "./pkcs11
 import { openSessionPool, type SessionPool } from "./pkcs11-session-pool.ts";
 import { pinRejectionsFor } from "./pin-rejections.ts";
 import { resolveSecret, type SecretDeps } from "./secret-source.ts";
+import { remoteSigner } from "./remote-signer.ts";
 import { createSignatureVerifier, type SignatureVerifier } from "./signature-verifier.ts";
 import type { Pkcs11SignerConfig } from "./signer-config.ts";
 import { SignerError } from "./signer-error.ts";
@@ -117,7 +118,6 @@ function pkcs11Signer(
   verify: SignatureVerifier,
 ): Signer {
   const { library } = module;
-  let closed = false;
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(work: Promise<T>): Promise<T> => {
     inFlight.add(work);
@@ -125,38 +125,31 @@ function pkcs11Signer(
     work.then(forget, forget);
     return work;
   };
-  const signOne = async (message: Uint8Array): Promise<Uint8Array> => {
-    if (closed) throw new SignerError("CLOSED", "pkcs11 signer is closed");
-    let signature: Uint8Array;
-    try {
-      signature = await track(
-        pool.withSession(async (session) => {
-          const input = Buffer.from(message);
-          const output = Buffer.alloc(64);
-          library.C_SignInit(session, { mechanism: CKM_EDDSA }, keys.privateKey);
-          // Async: the token call runs on a worker thread, so a slow HSM does not block the event loop.
-          const signed = await library.C_SignAsync(session, input, output);
-          // The worker thread reads `input` and writes `output` without holding references
-          // to them; touching both after the await keeps the GC from reclaiming them mid-call.
-          return new Uint8Array(input.length > 0 ? signed : output);
-        }),
-      );
-    } catch (error) {
-      throw isSignerFailure(error) ? error : new SignerError("BACKEND_ERROR", `pkcs11 sign failed (${pkcs11ErrorName(error)})`);
-    }
-    // SECURITY: a signature that does not verify under the advertised key is never used.
-    if (!(await verify(message, signature))) {
-      throw new SignerError("BACKEND_ERROR", `pkcs11 signature does not verify under ${address}`);
-    }
-    return signature;
-  };
-  return Object.freeze({
+  return remoteSigner({
     address,
-    kind: "pkcs11" as const,
-    signMessages: (messages: readonly Uint8Array[]) => Promise.all(messages.map(signOne)),
-    async close() {
-      if (closed) return;
-      closed = true;
+    kind: "pkcs11",
+    label: "pkcs11 signer",
+    sign: async (message) => {
+      try {
+        return await track(
+          pool.withSession(async (session) => {
+            const input = Buffer.from(message);
+            const output = Buffer.alloc(64);
+            library.C_SignInit(session, { mechanism: CKM_EDDSA }, keys.privateKey);
+            // Async: the token call runs on a worker thread, so a slow HSM does not block the event loop.
+            const signed = await library.C_SignAsync(session, input, output);
+            // The worker thread reads `input` and writes `output` without holding references
+            // to them; touching both after the await keeps the GC from reclaiming them mid-call.
+            return new Uint8Array(input.length > 0 ? signed : output);
+          }),
+        );
+      } catch (error) {
+        throw isSignerFailure(error) ? error : new SignerError("BACKEND_ERROR", `pkcs11 sign failed (${pkcs11ErrorName(error)})`);
+      }
+    },
+    verify,
+    mismatch: `pkcs11 signature does not verify under ${address}`,
+    release: async () => {
       // Finalising the library under a running worker-thread call would crash the process.
       await Promise.allSettled([...inFlight]);
       pool.close();

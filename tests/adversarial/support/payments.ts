@@ -7,9 +7,9 @@ import { expect } from "bun:test";
 import { type Address, type Blockhash, type Instruction, generateKeyPairSigner } from "@solana/kit";
 import type { PaymentRequirements } from "../../../src/domain/payment/payment-request.ts";
 import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
-import { settleBody } from "../../settlement/support/payments.ts";
+import { settleBody } from "../../../fixtures/payments.ts";
 import { type JsonReply, postJson } from "../../settlement/support/service-harness.ts";
-import { type Actors, USDC, buildTransaction, requirementsFor } from "../../verification/support/payment-builder.ts";
+import { type Actors, USDC, buildTransaction, requirementsFor } from "../../../fixtures/payment-builder.ts";
 
 /** Where a payment is built: a ledger for the blockhash and the fee payer that would co-sign. */
 export type PaymentTarget = Readonly<{ ledger: LocalLedger; feePayer: Address }>;

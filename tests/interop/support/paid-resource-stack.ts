@@ -30,8 +30,8 @@ import type { LocalLedger } from "../../../src/infrastructure/ledger/local-ledge
 import { createLocalLedger, serveLocalLedgerRpc } from "../../../src/infrastructure/ledger/local-ledger.ts";
 import { type LedgerRpcServer } from "@x84/embedded-ledger";
 import { type TestService, startService } from "../../settlement/support/service-harness.ts";
-import { newFeePayerKey, usdcOf } from "../../settlement/support/payments.ts";
-import { startLedgerProxy } from "../../settlement/support/ledger-proxy.ts";
+import { newFeePayerKey, usdcOf } from "../../../fixtures/payments.ts";
+import { startLedgerProxy } from "../../../fixtures/ledger-proxy.ts";
 
 export const USDC = DEVNET_USDC_MINT as Address;
 /** 0.01 USDC (6 decimals) per GET /weather. */

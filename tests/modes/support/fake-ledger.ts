@@ -1,6 +1,6 @@
 import type { Address, Signature } from "@solana/kit";
 import type { AccountSnapshot, Ledger, SignatureStatus, TransactionEffects } from "../../../src/application/ports/ledger.ts";
-import { fakeLedger } from "../../support/fake-ledger.ts";
+import { fakeLedger } from "../../../fixtures/fake-ledger.ts";
 
 /**
  * Hand-written fake Ledger for the mode checks: accounts, signature statuses and transaction

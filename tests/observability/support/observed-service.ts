@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAppConfig } from "../../../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../../../src/infrastructure/config/service-config.ts";
 import { createJsonLogger } from "../../../src/infrastructure/logging/json-logger.ts";
 import { type Service, buildService } from "../../../src/composition/service.ts";
 
@@ -23,7 +23,7 @@ export type ObservedService = Service &
 export async function startObservedService(env: Readonly<Record<string, string>> = {}): Promise<ObservedService> {
   const dataDir = mkdtempSync(join(tmpdir(), "observed-"));
   const fullEnv = { DATA_DIR: dataDir, SEED_SAMPLE_AGENTS: "false", ...env };
-  const parsed = parseAppConfig(fullEnv);
+  const parsed = parseServiceConfig(fullEnv);
   if (!parsed.ok) throw new Error(`bad test config: ${parsed.errors.join("; ")}`);
   const lines: string[] = [];
   const service = await buildService(parsed.config, fullEnv, createJsonLogger("debug", (line) => lines.push(line)));

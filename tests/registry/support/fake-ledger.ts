@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
 import type { AccountSnapshot, Ledger, ProgramAccountFilter } from "../../../src/application/ports/ledger.ts";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
-import { fakeLedger } from "../../support/fake-ledger.ts";
+import { fakeLedger } from "../../../fixtures/fake-ledger.ts";
 
 /**
  * Hand-written in-memory Ledger (mock): only account reads are implemented. It records every

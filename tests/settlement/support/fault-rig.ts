@@ -25,7 +25,7 @@ import { createRpcLedger } from "../../../src/infrastructure/ledger/rpc-ledger.t
 import { createLocalSigner } from "../../../src/infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "../../../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../../../src/infrastructure/store/sql-window-counters.ts";
-import { type LedgerProxy, startLedgerProxy } from "./ledger-proxy.ts";
+import { type LedgerProxy, startLedgerProxy } from "../../../fixtures/ledger-proxy.ts";
 import { createVerificationCaches } from "../../../src/application/payment/verification-caches.ts";
 
 export type ManualClock = Readonly<{ now(): number; advance(ms: number): void }>;

@@ -8,8 +8,8 @@
 import { expect } from "bun:test";
 import type { Address } from "@solana/kit";
 import { createLocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
-import { startLedgerProxy } from "./ledger-proxy.ts";
-import { DEFAULT_AMOUNT, type Payment, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "./payments.ts";
+import { startLedgerProxy } from "../../../fixtures/ledger-proxy.ts";
+import { DEFAULT_AMOUNT, type Payment, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../../../fixtures/payments.ts";
 import { type JsonReply, postJson, startService } from "./service-harness.ts";
 
 export type OutageFigures = Readonly<{

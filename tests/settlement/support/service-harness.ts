@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../../src/application/ports/logger.ts";
-import { parseAppConfig } from "../../../src/infrastructure/config/app-config.ts";
+import { parseServiceConfig } from "../../../src/infrastructure/config/service-config.ts";
 import { type Service, type ServiceAdapters, buildService } from "../../../src/composition/service.ts";
 
 export type TestService = Service & Readonly<{ dispose(): Promise<void> }>;
@@ -14,7 +14,7 @@ export type TestService = Service & Readonly<{ dispose(): Promise<void> }>;
 export async function startService(env: Readonly<Record<string, string>> = {}, adapters: ServiceAdapters = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), "settle-test-"));
   const fullEnv = { DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env };
-  const parsed = parseAppConfig(fullEnv);
+  const parsed = parseServiceConfig(fullEnv);
   if (!parsed.ok) throw new Error(`bad test config: ${parsed.errors.join("; ")}`);
   const service = await buildService(parsed.config, fullEnv, silentLogger, adapters);
   return Object.freeze({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createVerificationPolicy } from "../../../src/domain/verification/verification-policy.ts";
-import { buildTransaction, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { buildTransaction, computeLimit, computePrice, memoInstruction, transferInstruction } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 import { createVerifyBench } from "./support/verify-bench.ts";
 
 describe("priority-fee drains through ComputeBudget (kit-built, hand-written fake ledger)", async () => {

@@ -1,7 +1,7 @@
 import { describe, test } from "bun:test";
 import { generateKeyPairSigner } from "@solana/kit";
-import { ataOf, buildTransaction, editWire, memoInstruction, requirementsFor, transferInstruction } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { ataOf, buildTransaction, editWire, memoInstruction, requirementsFor, transferInstruction } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 import { buildPaymentWith, createVerifyBench, withBudget } from "./support/verify-bench.ts";
 
 describe("attacks on the fee payer (kit-built transactions, hand-written fake ledger)", async () => {

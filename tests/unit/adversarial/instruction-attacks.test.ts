@@ -6,7 +6,7 @@ import {
   getTransferInstruction,
 } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { ataOf, buildTransaction, memoInstruction, systemTransferInstruction, transferInstruction } from "../../verification/support/payment-builder.ts";
+import { ataOf, buildTransaction, memoInstruction, systemTransferInstruction, transferInstruction } from "../../../fixtures/payment-builder.ts";
 import { buildPaymentWith, createVerifyBench, withBudget } from "./support/verify-bench.ts";
 
 describe("extra instructions that would spend someone's money (kit-built, hand-written fake ledger)", async () => {

@@ -10,8 +10,8 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from "@solana/kit";
 import { createVerificationPolicy } from "../../../src/domain/verification/verification-policy.ts";
-import { BLOCKHASH, buildTransaction, editWire, memoInstruction, standardInstructions } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { BLOCKHASH, buildTransaction, editWire, memoInstruction, standardInstructions } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 import { createVerifyBench } from "./support/verify-bench.ts";
 
 describe("malformed or oversized transactions (kit-built, hand-written fake ledger)", async () => {

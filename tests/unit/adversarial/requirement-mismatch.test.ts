@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { SOLANA_MAINNET } from "../../../src/domain/networks.ts";
-import { ataOf, buildTransaction, requirementsFor, standardInstructions } from "../../verification/support/payment-builder.ts";
+import { ataOf, buildTransaction, requirementsFor, standardInstructions } from "../../../fixtures/payment-builder.ts";
 import { buildPaymentWith, createVerifyBench } from "./support/verify-bench.ts";
 
 describe("a payment that does not pay what was asked (kit-built, hand-written fake ledger)", async () => {

@@ -1,6 +1,6 @@
 import { describe, test } from "bun:test";
 import { AccountRole, generateKeyPairSigner, type AccountSignerMeta, type Instruction } from "@solana/kit";
-import { buildTransaction, editWire, memoInstruction, transferInstruction } from "../../verification/support/payment-builder.ts";
+import { buildTransaction, editWire, memoInstruction, transferInstruction } from "../../../fixtures/payment-builder.ts";
 import { buildPaymentWith, createVerifyBench, withBudget } from "./support/verify-bench.ts";
 
 /** Wire layout: [shortvec count=2][fee payer sig 64][payer sig 64][message]. */

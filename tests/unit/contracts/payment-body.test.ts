@@ -12,8 +12,8 @@ import { EXAMPLE_REQUIREMENTS, EXAMPLE_TRANSACTION, EXAMPLE_V1_REQUEST, EXAMPLE_
 import { normalisePaymentRequest } from "../../../src/http/facilitator/payment-request.ts";
 import { facilitatorVerifyRoutes } from "../../../src/http/facilitator/verify-routes.ts";
 import { HttpError } from "../../../src/http/http-error.ts";
-import { createActors } from "../../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
+import { createActors } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../../fixtures/verify-deps.ts";
 import { jsonRequest } from "../../contracts/support/contract.ts";
 
 const R = EXAMPLE_REQUIREMENTS;

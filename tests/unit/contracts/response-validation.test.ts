@@ -12,8 +12,8 @@ import type { SettlementService } from "../../../src/application/settlement/sett
 import { createFacilitatorApp } from "../../../src/http/facilitator-app.ts";
 import { EXAMPLE_V2_REQUEST } from "../../../src/http/facilitator/examples.ts";
 import type { TestService } from "../../settlement/support/service-harness.ts";
-import { createActors } from "../../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
+import { createActors } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../../fixtures/verify-deps.ts";
 import { type App, jsonOf, jsonRequest, problems, responseSchema, toDocumentPath } from "../../contracts/support/contract.ts";
 import { startContractService } from "../../contracts/support/contract-service.ts";
 

@@ -19,8 +19,8 @@ import { createAgentIndex } from "../../../src/infrastructure/registry/ledger-ag
 import { createFakeLedger } from "../../registry/support/fake-ledger.ts";
 import { createManualClock } from "../../registry/support/manual-clock.ts";
 import { PROGRAM_ID } from "../../registry/support/registry-fixtures.ts";
-import { createActors } from "../../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
+import { createActors } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../../fixtures/verify-deps.ts";
 
 type Handles = Readonly<{ handle(request: Request): Promise<Response> | Response }>;
 type Reply = Readonly<{ status: number; body: Record<string, unknown> }>;

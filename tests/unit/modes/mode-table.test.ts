@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { MODE_EXTENSION_IDS, MODE_POLICIES, canonicalModeName } from "../../../src/application/payment/mode-table.ts";
 import { MODE_NAMES, SETTLEMENT_MODES } from "../../../src/domain/settlement/settlement-mode.ts";
-import { createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { createActors, paymentRequest, requirementsFor } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 
 describe("the mode table (pure)", () => {
   test("one policy per settlement mode, standard included, registered under its own id", () => {

@@ -21,7 +21,7 @@ import {
 } from "@solana/kit";
 import { registerAgentInstruction } from "../../../src/domain/registry/register-agent.ts";
 import { checkRegistrationMessage } from "../../../src/domain/registry/registration-message-check.ts";
-import { systemTransferInstruction } from "../../verification/support/payment-builder.ts";
+import { systemTransferInstruction } from "../../../fixtures/payment-builder.ts";
 
 const PROGRAM_ID = "X84XXXZsWXpanM5UzshMKZH4wUbeFNcxPWnFyTBgRP5" as Address;
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fakeLedger } from "../../support/fake-ledger.ts";
+import { fakeLedger } from "../../../fixtures/fake-ledger.ts";
 import type { Address } from "@solana/kit";
 import { type AccountSnapshot, LedgerError } from "../../../src/application/ports/ledger.ts";
 import { withBatchedAccountReads } from "../../../src/application/settlement/batched-account-reads.ts";

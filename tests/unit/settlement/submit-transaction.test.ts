@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fakeLedger } from "../../support/fake-ledger.ts";
+import { fakeLedger } from "../../../fixtures/fake-ledger.ts";
 import type { Signature } from "@solana/kit";
 import { type Ledger, LedgerError, type SendOptions } from "../../../src/application/ports/ledger.ts";
 import { submitTransaction } from "../../../src/application/settlement/submit-transaction.ts";

@@ -4,7 +4,7 @@ import { createAtaDeriver } from "../../../src/domain/payment/associated-token-a
 import { REASON_CODES, isReasonCode } from "../../../src/domain/reason-codes.ts";
 import { inspectTransaction } from "../../../src/domain/transaction/inspect-transaction.ts";
 import { createVerificationPolicy, DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
-import { ataOf, BLOCKHASH, buildTransaction, createActors, MEMO, USDC } from "../../verification/support/payment-builder.ts";
+import { ataOf, BLOCKHASH, buildTransaction, createActors, MEMO, USDC } from "../../../fixtures/payment-builder.ts";
 
 describe("domain: inspectTransaction on a kit-built transaction (no mocks)", async () => {
   const actors = await createActors();

@@ -4,7 +4,7 @@ import { getMintEncoder as getSplMintEncoder, TOKEN_PROGRAM_ADDRESS } from "@sol
 import { extension, getMintEncoder, TOKEN_2022_PROGRAM_ADDRESS } from "@solana-program/token-2022";
 import { createMintReader } from "../../../src/application/payment/mint-reader.ts";
 import type { AccountSnapshot } from "../../../src/application/ports/ledger.ts";
-import { fakeLedger } from "../../support/fake-ledger.ts";
+import { fakeLedger } from "../../../fixtures/fake-ledger.ts";
 
 const SPL = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Address;
 const T22 = "9ijBxK1bMz1FNfGwQ4yFcD9vBrCzdHZFjCZkmsdXnZfq" as Address;

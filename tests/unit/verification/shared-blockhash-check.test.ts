@@ -3,9 +3,9 @@ import type { Address } from "@solana/kit";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
 import { createSharedBlockhashCheck } from "../../../src/application/payment/shared-blockhash-check.ts";
 import { verifyPayment } from "../../../src/application/payment/verify.ts";
-import { createFakeLedger } from "../../verification/support/fake-ledger.ts";
-import { buildTransaction, createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { createFakeLedger } from "../../../fixtures/fake-verification-ledger.ts";
+import { buildTransaction, createActors, paymentRequest, requirementsFor } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 
 /** A hand-written fake ledger whose isBlockhashValid answers only when the test opens the gate. */
 function gatedLedger(payer: Address) {

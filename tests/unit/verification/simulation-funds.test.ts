@@ -9,9 +9,9 @@ import { AccountState, TOKEN_PROGRAM_ADDRESS, getTokenEncoder } from "@solana-pr
 import type { AccountSnapshot, SimulateOptions, SimulationOutcome } from "../../../src/application/ports/ledger.ts";
 import { verifyPayment } from "../../../src/application/payment/verify.ts";
 import { DEVNET_USDC_MINT } from "../../../src/domain/networks.ts";
-import { fakeLedger } from "../../support/fake-ledger.ts";
-import { ataOf, buildTransaction, createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { fakeLedger } from "../../../fixtures/fake-ledger.ts";
+import { ataOf, buildTransaction, createActors, paymentRequest, requirementsFor } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 
 function tokenAccount(address: Address, owner: Address, amount: bigint, mint: Address = DEVNET_USDC_MINT as Address): AccountSnapshot {
   const data = getTokenEncoder().encode({

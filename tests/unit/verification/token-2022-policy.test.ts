@@ -18,7 +18,7 @@ import { certainFee, feeUnder } from "../../../src/domain/token/transfer-fee.ts"
 import { createAtaDeriver } from "../../../src/domain/payment/associated-token-account.ts";
 import { verifyPaymentTransaction } from "../../../src/domain/verification/verify-transaction.ts";
 import { DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
-import { buildTransaction, computeLimit, computePrice, createActors, memoInstruction, requirementsFor } from "../../verification/support/payment-builder.ts";
+import { buildTransaction, computeLimit, computePrice, createActors, memoInstruction, requirementsFor } from "../../../fixtures/payment-builder.ts";
 
 const MINT = "9ijBxK1bMz1FNfGwQ4yFcD9vBrCzdHZFjCZkmsdXnZfq" as Address;
 const OTHER = "BPFLoaderUpgradeab1e11111111111111111111111" as Address;

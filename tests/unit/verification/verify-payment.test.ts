@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { verifyStandardPayment as verifyPayment } from "../../../src/application/payment/standard-checks.ts";
 import { LedgerError } from "../../../src/application/ports/ledger.ts";
 import { settlementKeyOf } from "../../../src/domain/payment/settlement-key.ts";
-import { buildTransaction, createActors, paymentRequest, requirementsFor } from "../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../verification/support/verify-deps.ts";
+import { buildTransaction, createActors, paymentRequest, requirementsFor } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../fixtures/verify-deps.ts";
 
 describe("verifyPayment use case (kit-built transactions, hand-written fake ledger)", async () => {
   const actors = await createActors();

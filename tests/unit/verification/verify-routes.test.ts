@@ -4,8 +4,8 @@ import { silentLogger } from "../../../src/application/ports/logger.ts";
 import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts";
 import { errorLayer } from "../../../src/http/error-layer.ts";
 import { facilitatorVerifyRoutes } from "../../../src/http/facilitator/verify-routes.ts";
-import { buildTransaction, createActors, requirementsFor, requirementsJson } from "../../verification/support/payment-builder.ts";
-import { verifyDeps, withVerify } from "../../verification/support/verify-deps.ts";
+import { buildTransaction, createActors, requirementsFor, requirementsJson } from "../../../fixtures/payment-builder.ts";
+import { verifyDeps, withVerify } from "../../../fixtures/verify-deps.ts";
 
 describe("POST /verify and GET /supported through app.handle (Elysia, hand-written fake ledger)", async () => {
   const actors = await createActors();

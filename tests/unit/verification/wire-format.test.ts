@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import { inspectTransaction } from "../../../src/domain/transaction/inspect-transaction.ts";
 import { parseWireTransaction } from "@x84/solana-wire";
-import { buildTransaction, createActors, editWire } from "../../verification/support/payment-builder.ts";
+import { buildTransaction, createActors, editWire } from "../../../fixtures/payment-builder.ts";
 
 const toBytes = (base64: string) => new Uint8Array(getBase64Encoder().encode(base64));
 

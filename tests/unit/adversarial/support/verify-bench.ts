@@ -17,8 +17,8 @@ import {
   paymentRequest,
   requirementsFor,
   transferInstruction,
-} from "../../../verification/support/payment-builder.ts";
-import { verifyDeps } from "../../../verification/support/verify-deps.ts";
+} from "../../../../fixtures/payment-builder.ts";
+import { verifyDeps } from "../../../../fixtures/verify-deps.ts";
 import { expectAccepted, expectRejected } from "../../../adversarial/support.ts";
 
 /** What one verification runs with, where a test departs from the bench's defaults. */
