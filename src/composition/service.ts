@@ -39,6 +39,7 @@ import { createRpcProgramAccountReader } from "../infrastructure/registry/rpc-pr
 import { createLocalProgramFeed } from "../infrastructure/ledger/local-program-feed.ts";
 import { createRpcProgramFeed } from "../infrastructure/ledger/rpc-program-feed.ts";
 import { createSqlRegistryAccountStore } from "../infrastructure/store/sql-registry-account-store.ts";
+import { createAdvisoryLockWriterElection } from "../infrastructure/store/registry-index-writer-election.ts";
 import { createFeedbackDetailBackfill } from "../application/registry/feedback-detail-backfill.ts";
 import { createSqlFeedbackDetailUriStore } from "../infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createFeePayerProtection } from "./fee-payer-protection.ts";
@@ -155,7 +156,7 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
     logger,
     feed: embeddedLedger ? createLocalProgramFeed(embeddedLedger) : createRpcProgramFeed({ url: pubsubUrlOf(config), logger }),
     // The embedded ledger starts empty at every start: a saved index would list agents it no longer has.
-    ...(embeddedLedger ? {} : registryIndexStore(store.executor, config.REGISTRY_PROGRAM_ID as Address)),
+    ...(embeddedLedger ? {} : registryIndexStore(store.executor, config.REGISTRY_PROGRAM_ID as Address, logger)),
     // A facilitator-only process asks the index only to check payTo against registered agents.
     startLazily: config.ROLE === "facilitator" && config.PAYTO_POLICY !== "registered-agents",
     ...(feedbackDetails ? { feedbackDetails } : {}),
@@ -282,10 +283,13 @@ export async function buildService(config: AppConfig, env: Env, logger: Logger, 
  * The registry index's copy in the store. PGlite runs in this thread: small pages and batches keep
  * each of its statements to a few ms (docs/registry.md#the-index-in-the-store).
  */
-function registryIndexStore(executor: OpenedStore["executor"], programId: Address) {
+function registryIndexStore(executor: OpenedStore["executor"], programId: Address, logger: Logger) {
   const pglite = executor.kind === "pglite";
+  const pageRows = pglite ? 150 : 2_000;
   return {
-    store: createSqlRegistryAccountStore(executor, programId, { pageRows: pglite ? 150 : 2_000 }),
+    store: createSqlRegistryAccountStore(executor, programId, { pageRows }),
+    // Replicas sharing a PostgreSQL database elect one writer (docs/scaling.md#how-replicas-share-the-store).
+    election: createAdvisoryLockWriterElection(executor, programId, { pageRows, logger }),
     storeBatchSize: pglite ? 100 : 500,
   };
 }

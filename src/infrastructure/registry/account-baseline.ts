@@ -35,15 +35,18 @@ type Known<R> = { readonly size: number; readonly h1: number; readonly h2: numbe
  */
 export type AccountBaseline<R> = Readonly<{
   size(): number;
+  /** Whether the account is known (a live account of this kind). */
+  has(address: Address): boolean;
   /** Every record, in slices (a spread of 100,000 held the event loop for ~35 ms). */
   records(): SlicedWork<R[]>;
   /** Marks the moment a full read starts: what `apply` changes after it is newer than the read. */
   mark(): number;
   /**
    * A full read that started at `since` (a `mark()`), at least as recent as `slot`: accounts missing
-   * from it are gone, and it replaces every state, except those applied after it started.
+   * from it are gone, and it replaces every state, except those applied after it started. `whole`:
+   * `stored` also holds the accounts that did not change (a new writer makes the store whole).
    */
-  reconcile(accounts: readonly ProgramAccountData[], slot: bigint, since: number): SlicedWork<BaselineChanges<R>>;
+  reconcile(accounts: readonly ProgramAccountData[], slot: bigint, since: number, whole?: boolean): SlicedWork<BaselineChanges<R>>;
   /** Pushed writes; one older than what is known (an earlier slot) changes nothing. */
   apply(writes: readonly AccountWrite[]): SlicedWork<BaselineChanges<R>>;
 }>;
@@ -81,7 +84,7 @@ export function createAccountBaseline<T, R>(
     out.stored.push({ address, slot: BigInt(slot), data: null });
   }
 
-  function* reconcile(accounts: readonly ProgramAccountData[], readSlot: bigint, since: number): SlicedWork<BaselineChanges<R>> {
+  function* reconcile(accounts: readonly ProgramAccountData[], readSlot: bigint, since: number, whole = false): SlicedWork<BaselineChanges<R>> {
     const current = ++generation;
     const slot = Number(readSlot);
     const out = emptyChanges(accounts.length);
@@ -100,6 +103,9 @@ export function createAccountBaseline<T, R>(
         // Unchanged, or pushed after this read began (that state is at least as new as the read's).
         before.seen = current;
         if (before.slot < slot) before.slot = slot;
+        // The read's bytes of an account pushed after it began may be older than the pushed state:
+        // only the unchanged ones are written whole (the pushed one is queued on its own).
+        if (whole && before.applied <= since) out.stored.push({ address: account.address, slot: BigInt(before.slot), data: account.data.slice(0, before.size) });
         continue;
       }
       if (!take(account.address, account.data, slot, before, out)) out.skipped.push(account.address);
@@ -139,6 +145,7 @@ export function createAccountBaseline<T, R>(
 
   return Object.freeze({
     size: () => known.size,
+    has: (address: Address) => known.has(address),
     mark: () => applies,
     *records() {
       const out: R[] = [];
