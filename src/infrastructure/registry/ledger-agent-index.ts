@@ -270,21 +270,33 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
 
 /** One instance per distinct tag hash (a few categories repeat across every agent). */
 const tagInstances = new Map<string, ReadonlyUint8Array>();
+/** One list per distinct sequence of tags. */
+const tagLists = new Map<string, readonly ReadonlyUint8Array[]>();
 const MAX_SHARED_TAGS = 4_096;
 
 /**
  * An agent's tags as shared instances: two 32-byte arrays an agent were ~20 MB of heap at
- * 100,000 agents, nearly all copies of the same 16 category hashes. Beyond MAX_SHARED_TAGS distinct
- * tags, new ones are kept as they are.
+ * 100,000 agents, nearly all copies of the same 16 category hashes; and the list holding them is
+ * shared too by the agents with the same tags in the same order (a list an agent was 100,000
+ * arrays for the collector to walk). Beyond MAX_SHARED_TAGS distinct tags or lists, new ones are
+ * kept as they are.
  */
 function sharedTags(tags: readonly ReadonlyUint8Array[]): ReadonlyUint8Array[] {
-  return tags.map((tag) => {
-    const key = toHex(tag);
+  const keys = tags.map(toHex);
+  const listKey = keys.join(",");
+  const knownList = tagLists.get(listKey);
+  if (knownList) return knownList as ReadonlyUint8Array[];
+  const list = tags.map((tag, i) => {
+    const key = keys[i] as string;
     const known = tagInstances.get(key);
     if (known) return known;
     if (tagInstances.size < MAX_SHARED_TAGS) tagInstances.set(key, tag);
     return tag;
   });
+  // Frozen: a shared list must not be changed through one agent's record.
+  Object.freeze(list);
+  if (tagLists.size < MAX_SHARED_TAGS) tagLists.set(listKey, list);
+  return list;
 }
 
 /** Feedback and services: records grouped by their agent's mint. */
