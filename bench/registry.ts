@@ -154,7 +154,9 @@ async function childProcessLedger(): Promise<BenchLedger> {
     // As src/service.ts wires an external SOLANA_RPC_URL (a 120 s budget for the full reads, which
     // the embedded ledger's own JSON-RPC server answers in seconds at 100,000).
     ledger: createRpcLedger({ url, logger: silentLogger }),
-    readProgramAccounts: createRpcProgramAccountReader({ url, timeoutMs: 120_000 }),
+    // The first byte of a 100,000-account answer can take longer than the 3 s default on a loaded
+    // machine (the child serialises it on the same two cores).
+    readProgramAccounts: createRpcProgramAccountReader({ url, timeoutMs: 120_000, answerTimeoutMs: 60_000 }),
     feed: createRpcProgramFeed({ url: url.replace(/^http/, "ws"), logger: silentLogger }),
     seedMs,
     rewrite: async (share, version) => void (await send({ op: "rewrite", share, version })),
