@@ -154,7 +154,9 @@ async function childProcessLedger(): Promise<BenchLedger> {
     // As src/service.ts wires an external SOLANA_RPC_URL (a 120 s budget for the full reads, which
     // the embedded ledger's own JSON-RPC server answers in seconds at 100,000).
     ledger: createRpcLedger({ url, logger: silentLogger }),
-    readProgramAccounts: createRpcProgramAccountReader({ url, timeoutMs: 120_000 }),
+    // The first byte of a 100,000-account answer can take longer than the 3 s default on a loaded
+    // machine (the child serialises it on the same two cores).
+    readProgramAccounts: createRpcProgramAccountReader({ url, timeoutMs: 120_000, answerTimeoutMs: 60_000 }),
     feed: createRpcProgramFeed({ url: url.replace(/^http/, "ws"), logger: silentLogger }),
     seedMs,
     rewrite: async (share, version) => void (await send({ op: "rewrite", share, version })),
@@ -181,27 +183,36 @@ function threadTimes(): { cpu: number; wait: number } {
 }
 
 /**
- * The longest time the event loop was held (a 5 ms timer firing late), over whatever ran meanwhile;
- * `own` leaves out the time this thread waited for a CPU (other processes on the machine).
+ * An event-loop delay probe: a 5 ms timer and how late each firing is (timer drift), over whatever
+ * ran meanwhile; `own` leaves out the time this thread waited for a CPU (other processes on the
+ * machine). Not perf_hooks' monitorEventLoopDelay: in Bun 1.4.5 it reports ~58 ms on an idle loop.
  */
 function stallMeter() {
   let last = performance.now();
   let lastWait = threadTimes().wait;
+  let samples: number[] = [];
   let longest = 0;
   let own = 0;
   const timer = setInterval(() => {
     const now = performance.now();
     const { wait } = threadTimes();
     const late = Math.max(0, now - last - 5);
+    const ownLate = Math.max(0, late - (wait - lastWait));
     longest = Math.max(longest, late);
-    own = Math.max(own, late - (wait - lastWait));
+    own = Math.max(own, ownLate);
+    samples.push(ownLate);
     last = now;
     lastWait = wait;
   }, 5);
   return {
-    /** The longest stall since the last take (all, and this thread's own), then starts over. */
-    take(): { all: number; own: number } {
-      const value = { all: longest, own };
+    /**
+     * Since the last take: the longest stall (all, and this thread's own), the 99th percentile of
+     * this thread's own delays and how many of them passed 10 ms; then starts over.
+     */
+    take(): { all: number; own: number; p99: number; over10: number } {
+      samples.sort((a, b) => a - b);
+      const value = { all: longest, own, p99: percentile(samples, 99) || 0, over10: samples.filter((d) => d > 10).length };
+      samples = [];
       longest = 0;
       own = 0;
       last = performance.now();
@@ -258,6 +269,7 @@ async function main(): Promise<void> {
       "index busy ms": ms(steps.reduce((sum, r) => sum + r.busyMs, 0)),
       "longest slice ms (wall / CPU)": `${ms(Math.max(0, ...steps.map((r) => r.longestSliceMs)))} / ${ms(Math.max(0, ...steps.map((r) => r.longestSliceCpuMs)))}`,
       "longest stall ms (all / own)": `${ms(stall.all)} / ${ms(stall.own)}`,
+      "own loop delay p99 ms, > 10 ms": `${ms(stall.p99)}, ${stall.over10}`,
       "ledger read ms": ms(Math.max(0, ...steps.map((r) => r.readMs))),
       "process CPU ms": ms((used.user + used.system) / 1000),
       changed: steps.reduce((sum, r) => sum + r.changed, 0),
@@ -306,8 +318,12 @@ async function main(): Promise<void> {
   await (bench.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters)))(programId, agentFilters);
   const gpaMs = performance.now() - gpaStart;
   Bun.gc(true);
+  // A full collection with nothing else running: roughly the pause one costs a request meanwhile.
+  const gcStart = performance.now();
+  Bun.gc(true);
+  const fullGcMs = performance.now() - gcStart;
   const rssIndexed = process.memoryUsage().rss;
-  const heapIndexed = heapStats().heapSize;
+  const { heapSize: heapIndexed, objectCount: objectsIndexed } = heapStats();
 
   const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.handle(request) });
@@ -361,6 +377,7 @@ async function main(): Promise<void> {
       "feed batches": during.filter((r) => r.source === "feed").length,
       "longest slice ms (wall / CPU)": during.length ? `${ms(Math.max(...during.map((r) => r.longestSliceMs)))} / ${ms(Math.max(...during.map((r) => r.longestSliceCpuMs)))}` : "-",
       "longest stall ms (all / own)": `${ms(stall.all)} / ${ms(stall.own)}`,
+      "own loop delay p99 ms, > 10 ms": `${ms(stall.p99)}, ${stall.over10}`,
     });
   }
   for (const [name, path] of scenarios) await run(name, `${base}${path}`);
@@ -413,7 +430,8 @@ async function main(): Promise<void> {
     { metric: `${LEDGER_MODE === "rpc" ? "JSON-RPC (Worker reader)" : "embedded"} getProgramAccounts (agents, warm)`, value: `${gpaMs.toFixed(0)} ms` },
     { metric: "ledger write to response (20 writes)", value: `median ${ms(percentile(visible, 50))} ms, max ${ms(visible.at(-1) ?? 0)} ms` },
     { metric: "agents rewritten during the load", value: `${churned}` },
-    { metric: "JS heap with index built", value: mb(heapIndexed) },
+    { metric: "JS heap with index built", value: `${mb(heapIndexed)}, ${(objectsIndexed / 1e6).toFixed(2)} M objects` },
+    { metric: "a full collection then (Bun.gc(true))", value: `${ms(fullGcMs)} ms` },
     { metric: "RSS after seeding", value: mb(rssSeeded) },
     { metric: "RSS with index built", value: mb(rssIndexed) },
     { metric: "RSS peak during the registry scenarios", value: mb(rssPeakRegistry) },

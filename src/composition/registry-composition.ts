@@ -26,6 +26,7 @@ import { createRpcProgramAccountReader } from "../infrastructure/registry/rpc-pr
 import type { OpenedStore } from "../infrastructure/store/open-store.ts";
 import { createSqlFeedbackDetailUriStore } from "../infrastructure/store/sql-feedback-detail-uri-store.ts";
 import { createSqlRegistryAccountStore } from "../infrastructure/store/sql-registry-account-store.ts";
+import { createAdvisoryLockWriterElection } from "../infrastructure/store/registry-index-writer-election.ts";
 import { createAuth } from "./auth-composition.ts";
 import { NEUTRAL_DETAIL, ping, toOperators } from "./health-probes.ts";
 import { type Registration, createRegistration } from "./registration-composition.ts";
@@ -54,7 +55,7 @@ export function composeRegistryIndex(config: AppConfig, ledgers: Ledgers, store:
     logger,
     feed: embeddedLedger ? createLocalProgramFeed(embeddedLedger) : createRpcProgramFeed({ url: pubsubUrlOf(config), logger }),
     // The embedded ledger starts empty at every start: a saved index would list agents it no longer has.
-    ...(embeddedLedger ? {} : registryIndexStore(store.executor, programId)),
+    ...(embeddedLedger ? {} : registryIndexStore(store.executor, programId, logger)),
     // A facilitator-only process asks the index only to check payTo against registered agents.
     startLazily: config.ROLE === "facilitator" && config.PAYTO_POLICY !== "registered-agents",
     ...(feedbackDetails ? { feedbackDetails } : {}),
@@ -155,10 +156,13 @@ export async function composeRegistry(wiring: RegistryWiring): Promise<Registry>
  * The registry index's copy in the store. PGlite runs in this thread: small pages and batches keep
  * each of its statements to a few ms (docs/registry.md#the-index-in-the-store).
  */
-function registryIndexStore(executor: OpenedStore["executor"], programId: Address) {
+function registryIndexStore(executor: OpenedStore["executor"], programId: Address, logger: Logger) {
   const pglite = executor.kind === "pglite";
+  const pageRows = pglite ? 150 : 2_000;
   return {
-    store: createSqlRegistryAccountStore(executor, programId, { pageRows: pglite ? 150 : 2_000 }),
+    store: createSqlRegistryAccountStore(executor, programId, { pageRows }),
+    // Replicas sharing a PostgreSQL database elect one writer (docs/scaling.md#how-replicas-share-the-store).
+    election: createAdvisoryLockWriterElection(executor, programId, { pageRows, logger }),
     storeBatchSize: pglite ? 100 : 500,
   };
 }

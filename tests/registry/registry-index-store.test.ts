@@ -69,6 +69,26 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       await store.save("feedback", [{ address: a, slot: 11n, data: null }, { address: b, slot: big, data: Uint8Array.from([3, 0, 255]) }]);
       expect((await loaded(store, "feedback")).rows).toEqual([[b, big, [3, 0, 255]]]);
     });
+
+    test("a sweep deletes the accounts the index does not keep, over several pages, except those stored from a later slot", async () => {
+      // A program of its own: the tests above left rows under the other two.
+      const store = createSqlRegistryAccountStore(opened.executor, testAddress(8, 9), { pageRows: 10 });
+      const other = createSqlRegistryAccountStore(opened.executor, testAddress(8, 10));
+      const accounts = Array.from({ length: 95 }, (_, n) => ({ address: testAddress(6, n), slot: 10n, data: Uint8Array.from([n]) }));
+      await store.save("services", accounts);
+      await other.save("services", [{ address: testAddress(6, 1), slot: 1n, data: Uint8Array.from([1]) }]);
+      await store.markComplete("services", 1);
+      await other.markComplete("services", 1);
+      // The index keeps the even ones; odd account 5 was stored from a slot after the sweep's read.
+      await store.save("services", [{ address: testAddress(6, 5), slot: 50n, data: Uint8Array.from([5, 5]) }]);
+      const keep = new Set(accounts.filter((_, n) => n % 2 === 0).map((a) => a.address as string));
+      const swept = await store.sweep("services", (address) => keep.has(address), 20n);
+      expect(swept).toBe(46);
+      const rows = (await loaded(store, "services")).rows.map((r) => String(r[0])).sort();
+      expect(rows).toEqual([...keep, testAddress(6, 5)].sort());
+      // Another program's rows are not this store's to sweep.
+      expect((await loaded(other, "services")).rows.length).toBe(1);
+    });
   });
 }
 

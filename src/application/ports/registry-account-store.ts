@@ -19,4 +19,27 @@ export type RegistryAccountStore = Readonly<{
   save(kind: string, accounts: readonly StoredAccount[]): Promise<void>;
   /** Every account of a full read started at `atMs` is saved. */
   markComplete(kind: string, atMs: number): Promise<void>;
+  /**
+   * Deletes the stored accounts of `kind` that `keep` refuses, unless stored from a slot after
+   * `slot` (a full read at `slot` did not return them: they were gone). Returns how many went.
+   */
+  sweep(kind: string, keep: (address: Address) => boolean, slot: bigint): Promise<number>;
+}>;
+
+/**
+ * Which replica writes the index to the store: one per program at a time. Every replica follows
+ * the ledger and serves from its own memory; only the elected one writes, so N replicas do not
+ * write every change N times nor race each other's deletions. The others load from the store at
+ * start-up and catch up from the ledger.
+ */
+export type RegistryIndexWriterElection = Readonly<{
+  /**
+   * Tries to be, or stay, the writer: the store to write through while this replica is (writes
+   * go through the session that holds the role, so a replica that lost it cannot write), else null.
+   * `elected`: true when the role was (re)taken by this call, and what the previous writer left
+   * must be made whole.
+   */
+  acquire(): Promise<Readonly<{ store: RegistryAccountStore; elected: boolean }> | null>;
+  /** Gives the role up (shutdown), so another replica can take it at its next try. */
+  release(): Promise<void>;
 }>;

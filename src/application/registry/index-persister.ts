@@ -1,11 +1,20 @@
 import type { Address } from "@solana/kit";
 import type { Logger } from "../ports/logger.ts";
-import type { RegistryAccountStore, StoredAccount } from "../ports/registry-account-store.ts";
+import type { RegistryAccountStore, RegistryIndexWriterElection, StoredAccount } from "../ports/registry-account-store.ts";
 import type { Schedule } from "./refreshing-snapshot.ts";
 
+/**
+ * After a full read written whole (every account it returned, not only what changed): the stored
+ * accounts the index does not know (`keep` refuses) are deleted, unless stored from after `slot`.
+ */
+export type IndexSweep = Readonly<{ keep: (address: Address) => boolean; slot: bigint }>;
+
 export type IndexPersister = Readonly<{
-  /** Queues what changed; `completeAt`: these end a full read started then (marked once all is saved). */
-  persist(kind: string, accounts: readonly StoredAccount[], completeAt: number | null): void;
+  /**
+   * Queues what changed; `completeAt`: these end a full read started then (marked once all is
+   * saved); `sweep`: they are that read whole, and what the store holds beyond them goes.
+   */
+  persist(kind: string, accounts: readonly StoredAccount[], completeAt: number | null, sweep?: IndexSweep): void;
   /** Writes everything queued now (tests, shutdown). */
   flush(): Promise<void>;
   stop(): Promise<void>;
@@ -13,6 +22,16 @@ export type IndexPersister = Readonly<{
 
 export type IndexPersisterOptions = Readonly<{
   store: RegistryAccountStore;
+  /**
+   * Whether this replica writes (one writer per program among the replicas sharing the store);
+   * default: always, through `store`. A replica that is not the writer drops what it queued.
+   */
+  election?: RegistryIndexWriterElection;
+  /**
+   * This replica just became the writer: what the store holds may lag the ledger (the previous
+   * writer's last changes, deletions it never wrote), so the index writes its next full reads whole.
+   */
+  onElected?: () => void;
   logger: Logger;
   schedule: Schedule;
   /** Writes wait this long, so a burst of changes is one batch. Default 1 s. */
@@ -21,7 +40,7 @@ export type IndexPersisterOptions = Readonly<{
   batchSize?: number;
 }>;
 
-type Queue = { accounts: Map<Address, StoredAccount>; completeAt: number | null };
+type Queue = { accounts: Map<Address, StoredAccount>; completeAt: number | null; sweep: IndexSweep | null };
 
 /**
  * Saves the index's changes in the background, in batches, one write at a time: requests never
@@ -31,6 +50,7 @@ type Queue = { accounts: Map<Address, StoredAccount>; completeAt: number | null 
  */
 export function createIndexPersister(options: IndexPersisterOptions): IndexPersister {
   const { store, schedule } = options;
+  const election: RegistryIndexWriterElection = options.election ?? { acquire: async () => ({ store, elected: false }), release: async () => {} };
   const log = options.logger.child({ component: "registry-store" });
   const delayMs = options.delayMs ?? 1_000;
   const batchSize = options.batchSize ?? 250;
@@ -42,7 +62,7 @@ export function createIndexPersister(options: IndexPersisterOptions): IndexPersi
 
   function queueOf(kind: string): Queue {
     let queue = queues.get(kind);
-    if (!queue) queues.set(kind, (queue = { accounts: new Map(), completeAt: null }));
+    if (!queue) queues.set(kind, (queue = { accounts: new Map(), completeAt: null, sweep: null }));
     return queue;
   }
 
@@ -56,6 +76,14 @@ export function createIndexPersister(options: IndexPersisterOptions): IndexPersi
   }
 
   async function writeAll(): Promise<void> {
+    const writer = await election.acquire();
+    if (!writer) {
+      // Another replica writes the same changes (it follows the same ledger).
+      queues.clear();
+      return;
+    }
+    if (writer.elected) options.onElected?.();
+    const { store } = writer;
     for (const [kind, queue] of queues) {
       while (queue.accounts.size > 0) {
         const batch: StoredAccount[] = [];
@@ -70,6 +98,12 @@ export function createIndexPersister(options: IndexPersisterOptions): IndexPersi
           for (const account of batch) if (!queue.accounts.has(account.address)) queue.accounts.set(account.address, account);
           throw error;
         }
+      }
+      if (queue.sweep !== null) {
+        const sweep = queue.sweep;
+        const swept = await store.sweep(kind, sweep.keep, sweep.slot);
+        if (swept > 0) log.info("deleted stored registry accounts the ledger no longer has", { kind, swept });
+        if (queue.sweep === sweep) queue.sweep = null;
       }
       if (queue.completeAt !== null) {
         const at = queue.completeAt;
@@ -100,16 +134,17 @@ export function createIndexPersister(options: IndexPersisterOptions): IndexPersi
 
   function pendingCount(): number {
     let count = 0;
-    for (const queue of queues.values()) count += queue.accounts.size + (queue.completeAt === null ? 0 : 1);
+    for (const queue of queues.values()) count += queue.accounts.size + (queue.completeAt === null ? 0 : 1) + (queue.sweep === null ? 0 : 1);
     return count;
   }
 
   return Object.freeze({
-    persist(kind: string, accounts: readonly StoredAccount[], completeAt: number | null) {
+    persist(kind: string, accounts: readonly StoredAccount[], completeAt: number | null, sweep?: IndexSweep) {
       if (stopped) return;
       const queue = queueOf(kind);
       for (const account of accounts) queue.accounts.set(account.address, account);
       if (completeAt !== null) queue.completeAt = completeAt;
+      if (sweep) queue.sweep = sweep;
       if (accounts.length > 0 || completeAt !== null) later();
     },
     flush,
@@ -118,6 +153,7 @@ export function createIndexPersister(options: IndexPersisterOptions): IndexPersi
       cancel = null;
       await flush();
       stopped = true;
+      await election.release().catch((error: unknown) => log.warn("releasing the registry index writer role failed", { error: error instanceof Error ? error.message : String(error) }));
     },
   });
 }

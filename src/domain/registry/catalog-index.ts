@@ -77,7 +77,7 @@ export function entryOf(record: AgentRecord): CatalogEntry {
       nftMint: record.identity.nftMint,
       record,
       uriLower: record.identity.metadataUri.toLowerCase(),
-      tagHashes: [...new Set(record.identity.tags.map(internedHex))],
+      tagHashes: sharedTagHashes(record.identity.tags.map(internedHex)),
     };
     entries.set(record, entry);
   }
@@ -94,6 +94,26 @@ function internedHex(tag: Parameters<typeof toHex>[0]): string {
   if (known !== undefined) return known;
   if (tagTexts.size < MAX_INTERNED_TAGS) tagTexts.set(hex, hex);
   return hex;
+}
+
+/** One frozen list per distinct set of tag hashes (agents share a few combinations of categories). */
+const tagHashLists = new Map<string, readonly string[]>();
+const MAX_SHARED_TAG_LISTS = 4_096;
+
+/**
+ * An entry's distinct tag hashes, as a list shared with every other entry that has the same ones:
+ * an array an agent was 100,000 arrays at 100,000 agents for a few hundred combinations, and the
+ * collector walks each at every full collection. Past MAX_SHARED_TAG_LISTS combinations, new ones
+ * get a list of their own.
+ */
+function sharedTagHashes(hashes: readonly string[]): readonly string[] {
+  const distinct = [...new Set(hashes)];
+  const key = distinct.join(",");
+  const known = tagHashLists.get(key);
+  if (known) return known;
+  const list = Object.freeze(distinct);
+  if (tagHashLists.size < MAX_SHARED_TAG_LISTS) tagHashLists.set(key, list);
+  return list;
 }
 
 /** Every list of the base in one pass over `sorted` (already in list order). */

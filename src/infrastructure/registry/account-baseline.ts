@@ -2,6 +2,7 @@ import type { Address, ReadonlyUint8Array } from "@solana/kit";
 import type { StoredAccount } from "../../application/ports/registry-account-store.ts";
 import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
+import { createKnownStates } from "./known-states.ts";
 import type { ProgramAccountData } from "./rpc-program-account-reader.ts";
 
 export type { StoredAccount };
@@ -18,12 +19,10 @@ export type BaselineChanges<R> = Readonly<{ added: R[]; removed: R[]; skipped: A
 
 /**
  * The last state of an account: its decoded record, how many bytes its fields took and a 64-bit
- * fingerprint of them (two 32-bit hashes), the slot it is from. A fingerprint instead of the bytes:
- * at 100,000 agents the kept bytes were ~40 MB of heap (a typed array each), which the collector
- * walked at every full collection.
+ * fingerprint of them (two 32-bit hashes), the slot it is from (columns in known-states.ts). A
+ * fingerprint instead of the bytes: at 100,000 agents the kept bytes were ~40 MB of heap (a typed
+ * array each), which the collector walked at every full collection.
  */
-type Known<R> = { readonly size: number; readonly h1: number; readonly h2: number; readonly record: R; slot: number; seen: number; applied: number };
-
 /**
  * The decoded accounts of one kind, by address, kept between full reads and pushed writes. An
  * account whose bytes did not change keeps its record (same object): later stages skip it, and a
@@ -35,15 +34,18 @@ type Known<R> = { readonly size: number; readonly h1: number; readonly h2: numbe
  */
 export type AccountBaseline<R> = Readonly<{
   size(): number;
+  /** Whether the account is known (a live account of this kind). */
+  has(address: Address): boolean;
   /** Every record, in slices (a spread of 100,000 held the event loop for ~35 ms). */
   records(): SlicedWork<R[]>;
   /** Marks the moment a full read starts: what `apply` changes after it is newer than the read. */
   mark(): number;
   /**
    * A full read that started at `since` (a `mark()`), at least as recent as `slot`: accounts missing
-   * from it are gone, and it replaces every state, except those applied after it started.
+   * from it are gone, and it replaces every state, except those applied after it started. `whole`:
+   * `stored` also holds the accounts that did not change (a new writer makes the store whole).
    */
-  reconcile(accounts: readonly ProgramAccountData[], slot: bigint, since: number): SlicedWork<BaselineChanges<R>>;
+  reconcile(accounts: readonly ProgramAccountData[], slot: bigint, since: number, whole?: boolean): SlicedWork<BaselineChanges<R>>;
   /** Pushed writes; one older than what is known (an earlier slot) changes nothing. */
   apply(writes: readonly AccountWrite[]): SlicedWork<BaselineChanges<R>>;
 }>;
@@ -53,7 +55,7 @@ export function createAccountBaseline<T, R>(
   decode: (data: ReadonlyUint8Array) => DecodeResult<T>,
   toRecord: (address: Address, value: T) => R,
 ): AccountBaseline<R> {
-  const known = new Map<Address, Known<R>>();
+  const known = createKnownStates<R>();
   let generation = 0;
   /** Counts applied states; a full read started at `since` loses to states applied after it. */
   let applies = 0;
@@ -63,25 +65,27 @@ export function createAccountBaseline<T, R>(
   }
 
   /** Decodes `data` for `address` and replaces what was known; false when it does not decode. */
-  function take(address: Address, data: Uint8Array, slot: number, before: Known<R> | undefined, out: ReturnType<typeof emptyChanges>): boolean {
+  /** `before`: the account's row when it was known, else -1. */
+  function take(address: Address, data: Uint8Array, slot: number, before: number, out: ReturnType<typeof emptyChanges>): boolean {
     const result = decode(data);
     if (!result.ok) return false;
     const record = toRecord(address, result.value);
+    const previous = before >= 0 ? known.record(before) : undefined;
     known.set(address, { size: result.size, h1: hash1(data, result.size), h2: hash2(data, result.size), record, slot, seen: generation, applied: ++applies });
-    if (before) out.removed.push(before.record);
+    if (previous !== undefined) out.removed.push(previous);
     out.added.push(record);
     // A copy for the store: the read's buffer (shared by all its accounts) can then be dropped.
     out.stored.push({ address, slot: BigInt(slot), data: data.slice(0, result.size) });
     return true;
   }
 
-  function forget(address: Address, before: Known<R>, slot: number, out: ReturnType<typeof emptyChanges>): void {
+  function forget(address: Address, before: number, slot: number, out: ReturnType<typeof emptyChanges>): void {
+    out.removed.push(known.record(before));
     known.delete(address);
-    out.removed.push(before.record);
     out.stored.push({ address, slot: BigInt(slot), data: null });
   }
 
-  function* reconcile(accounts: readonly ProgramAccountData[], readSlot: bigint, since: number): SlicedWork<BaselineChanges<R>> {
+  function* reconcile(accounts: readonly ProgramAccountData[], readSlot: bigint, since: number, whole = false): SlicedWork<BaselineChanges<R>> {
     const current = ++generation;
     const slot = Number(readSlot);
     const out = emptyChanges(accounts.length);
@@ -95,11 +99,14 @@ export function createAccountBaseline<T, R>(
         out.skipped.push(account.address);
         continue;
       }
-      const before = known.get(account.address);
-      if (before && (before.applied > since || same(before, account.data))) {
+      const before = known.rowOf(account.address);
+      if (before >= 0 && (known.applied(before) > since || same(before, account.data))) {
         // Unchanged, or pushed after this read began (that state is at least as new as the read's).
-        before.seen = current;
-        if (before.slot < slot) before.slot = slot;
+        known.setSeen(before, current);
+        if (known.slot(before) < slot) known.setSlot(before, slot);
+        // The read's bytes of an account pushed after it began may be older than the pushed state:
+        // only the unchanged ones are written whole (the pushed one is queued on its own).
+        if (whole && known.applied(before) <= since) out.stored.push({ address: account.address, slot: BigInt(known.slot(before)), data: account.data.slice(0, known.fieldBytes(before)) });
         continue;
       }
       if (!take(account.address, account.data, slot, before, out)) out.skipped.push(account.address);
@@ -107,10 +114,13 @@ export function createAccountBaseline<T, R>(
     // Accounts the read did not return (or returned undecodable) are gone, unless pushed after the
     // read began.
     let n = 0;
-    for (const [address, entry] of known) {
-      if (entry.seen !== current && entry.applied <= since) forget(address, entry, slot, out);
+    const gone: [Address, number][] = [];
+    for (const [address, row] of known.entries()) {
+      if (known.seen(row) !== current && known.applied(row) <= since) gone.push([address, row]);
       if ((++n & 1023) === 0) yield;
     }
+    // Forgotten after the walk: a row freed during it could be handed out again.
+    for (const [address, row] of gone) forget(address, row, slot, out);
     return out;
   }
 
@@ -120,30 +130,37 @@ export function createAccountBaseline<T, R>(
       if ((i & 31) === 31) yield;
       const write = writes[i] as AccountWrite;
       const slot = Number(write.slot);
-      const before = known.get(write.address);
-      if (before && slot < before.slot) continue;
+      const before = known.rowOf(write.address);
+      if (before >= 0 && slot < known.slot(before)) continue;
       // SECURITY: as in a full read; and an account without lamports no longer exists.
       const live = write.owner === programId && write.lamports > 0n;
-      if (before && live && same(before, write.data)) {
-        before.slot = slot;
-        before.applied = ++applies;
+      if (before >= 0 && live && same(before, write.data)) {
+        known.setSlot(before, slot);
+        known.setApplied(before, ++applies);
         continue;
       }
       if (!live || !take(write.address, write.data, slot, before, out)) {
         if (write.owner !== programId || live) out.skipped.push(write.address);
-        if (before) forget(write.address, before, slot, out);
+        if (before >= 0) forget(write.address, before, slot, out);
       }
     }
     return out;
   }
 
+  /** Whether `data` holds the same bytes where the known state's fields were (what follows is padding). */
+  function same(row: number, data: Uint8Array): boolean {
+    const size = known.fieldBytes(row);
+    return data.length >= size && hash1(data, size) === known.h1(row) && hash2(data, size) === known.h2(row);
+  }
+
   return Object.freeze({
-    size: () => known.size,
+    size: () => known.size(),
+    has: (address: Address) => known.rowOf(address) >= 0,
     mark: () => applies,
     *records() {
       const out: R[] = [];
-      for (const entry of known.values()) {
-        out.push(entry.record);
+      for (const [, row] of known.entries()) {
+        out.push(known.record(row));
         if ((out.length & 4095) === 0) yield;
       }
       return out;
@@ -151,11 +168,6 @@ export function createAccountBaseline<T, R>(
     reconcile,
     apply,
   });
-}
-
-/** Whether `data` holds the same bytes where the known state's fields were (what follows is padding). */
-function same(known: Readonly<{ size: number; h1: number; h2: number }>, data: Uint8Array): boolean {
-  return data.length >= known.size && hash1(data, known.size) === known.h1 && hash2(data, known.size) === known.h2;
 }
 
 /**

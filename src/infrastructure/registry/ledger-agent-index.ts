@@ -9,7 +9,7 @@ import type { Clock } from "../../application/ports/clock.ts";
 import type { Ledger, ProgramAccountFilter } from "../../application/ports/ledger.ts";
 import type { Logger } from "../../application/ports/logger.ts";
 import type { ProgramAccountFeed, ProgramFeedSubscription } from "../../application/ports/program-account-feed.ts";
-import type { RegistryAccountStore } from "../../application/ports/registry-account-store.ts";
+import type { RegistryAccountStore, RegistryIndexWriterElection } from "../../application/ports/registry-account-store.ts";
 import type { FeedbackDetails } from "../../application/registry/feedback-detail-backfill.ts";
 import { createIndexPersister, type IndexPersister } from "../../application/registry/index-persister.ts";
 import { unrefTimeout, type Schedule } from "../../application/registry/refreshing-snapshot.ts";
@@ -52,6 +52,12 @@ export type AgentIndexDeps = Readonly<{
   feedBatchMs?: number;
   /** The index's accounts kept across restarts (PostgreSQL or PGlite). */
   store?: RegistryAccountStore;
+  /**
+   * Which of the replicas sharing `store` writes it (createAdvisoryLockWriterElection); default:
+   * this one, always. Every replica loads from the store and follows the ledger; only the writer
+   * saves, and a replica that becomes it writes its next full reads whole.
+   */
+  election?: RegistryIndexWriterElection;
   /** Accounts per store write (see createIndexPersister); default 250. */
   storeBatchSize?: number;
   /** Wait after a failed full read before retrying; default min(ttlMs, 5 s) (at least 1 s). */
@@ -122,7 +128,15 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const yieldNow = deps.yieldNow ?? yieldBySetImmediate;
   const schedule = deps.schedule ?? unrefTimeout;
   const log = logger.child({ component: "agent-index" });
-  const persister: IndexPersister | null = deps.store ? createIndexPersister({ store: deps.store, logger, schedule, ...(deps.storeBatchSize ? { batchSize: deps.storeBatchSize } : {}) }) : null;
+  const persister: IndexPersister | null = deps.store
+    ? createIndexPersister({
+        store: deps.store,
+        logger,
+        schedule,
+        ...(deps.election ? { election: deps.election, onElected: makeWhole } : {}),
+        ...(deps.storeBatchSize ? { batchSize: deps.storeBatchSize } : {}),
+      })
+    : null;
 
   const env: KindEnv = {
     read: deps.readProgramAccounts ?? ((program, filters) => ledger.getProgramAccounts(program, filters)),
@@ -140,7 +154,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
       log.debug("registry index step", { ...report, wallMs: Math.round(report.wallMs), busyMs: Math.round(report.busyMs) });
       deps.onRefresh?.(report);
     },
-    ...(persister ? { persist: (kind: AccountKind, accounts, completeAt) => persister.persist(kind, accounts, completeAt) } : {}),
+    ...(persister ? { persist: (kind: AccountKind, accounts, completeAt, sweep) => persister.persist(kind, accounts, completeAt, sweep) } : {}),
     unavailable: (cause) => new RegistryIndexUnavailableError(`registry index unavailable: ${safeMessage(cause)}`),
   };
 
@@ -166,6 +180,12 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   );
   const kinds: Readonly<Record<AccountKind, LiveKind<unknown>>> = { agents, feedback, services };
 
+  /** This replica became the store's writer: each kind's next full read is written whole. */
+  function makeWhole(): void {
+    log.info("writing the registry index whole to the store (this replica became its writer)");
+    for (const kind of KINDS) void kinds[kind].makeWhole().catch(() => {});
+  }
+
   const subscriptions: ProgramFeedSubscription[] = [];
   let started: Promise<void> | null = deps.startLazily ? null : start();
   const begun = (): Promise<void> => (started ??= start());
@@ -186,6 +206,15 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
             .catch((error: unknown) => log.warn("the stored registry index could not be read; reading the ledger", { kind, error: safeMessage(error) })),
         ),
       );
+    }
+    // Taking the writer role before the first full reads lets them be the reads written whole
+    // (instead of one more read each once the first write finds this replica elected).
+    if (store && deps.election) {
+      const writer = await deps.election.acquire().catch((error: unknown) => {
+        log.warn("could not ask whether this replica writes the registry index; retrying with the first write", { error: safeMessage(error) });
+        return null;
+      });
+      if (writer?.elected) for (const kind of KINDS) void kinds[kind].makeWhole();
     }
     for (const kind of KINDS) kinds[kind].start(deps.feed ? FEED_WAIT_MS : 0);
   }
@@ -241,21 +270,33 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
 
 /** One instance per distinct tag hash (a few categories repeat across every agent). */
 const tagInstances = new Map<string, ReadonlyUint8Array>();
+/** One list per distinct sequence of tags. */
+const tagLists = new Map<string, readonly ReadonlyUint8Array[]>();
 const MAX_SHARED_TAGS = 4_096;
 
 /**
  * An agent's tags as shared instances: two 32-byte arrays an agent were ~20 MB of heap at
- * 100,000 agents, nearly all copies of the same 16 category hashes. Beyond MAX_SHARED_TAGS distinct
- * tags, new ones are kept as they are.
+ * 100,000 agents, nearly all copies of the same 16 category hashes; and the list holding them is
+ * shared too by the agents with the same tags in the same order (a list an agent was 100,000
+ * arrays for the collector to walk). Beyond MAX_SHARED_TAGS distinct tags or lists, new ones are
+ * kept as they are.
  */
 function sharedTags(tags: readonly ReadonlyUint8Array[]): ReadonlyUint8Array[] {
-  return tags.map((tag) => {
-    const key = toHex(tag);
+  const keys = tags.map(toHex);
+  const listKey = keys.join(",");
+  const knownList = tagLists.get(listKey);
+  if (knownList) return knownList as ReadonlyUint8Array[];
+  const list = tags.map((tag, i) => {
+    const key = keys[i] as string;
     const known = tagInstances.get(key);
     if (known) return known;
     if (tagInstances.size < MAX_SHARED_TAGS) tagInstances.set(key, tag);
     return tag;
   });
+  // Frozen: a shared list must not be changed through one agent's record.
+  Object.freeze(list);
+  if (tagLists.size < MAX_SHARED_TAGS) tagLists.set(listKey, list);
+  return list;
 }
 
 /** Feedback and services: records grouped by their agent's mint. */

@@ -2,6 +2,7 @@ import type { Address, ReadonlyUint8Array } from "@solana/kit";
 import type { Logger } from "../../application/ports/logger.ts";
 import type { ProgramFeedHandlers } from "../../application/ports/program-account-feed.ts";
 import type { Schedule } from "../../application/registry/refreshing-snapshot.ts";
+import type { IndexSweep } from "../../application/registry/index-persister.ts";
 import { emptySliceStats, type SliceStats } from "../../application/registry/sliced-runner.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
 import type { AccountBaseline, AccountWrite, BaselineChanges, StoredAccount } from "./account-baseline.ts";
@@ -55,8 +56,11 @@ export type KindEnv = Readonly<{
   batchMs: number;
   log: Logger;
   report(report: RefreshReport): void;
-  /** What changed, to persist; `reconciled` after a full read's changes (all of them, in order). */
-  persist?(kind: AccountKind, accounts: readonly StoredAccount[], reconciledAt: number | null): void;
+  /**
+   * What changed, to persist; `reconciled` after a full read's changes (all of them, in order);
+   * `sweep` when they are the read whole (see LiveKind.makeWhole).
+   */
+  persist?(kind: AccountKind, accounts: readonly StoredAccount[], reconciledAt: number | null, sweep?: IndexSweep): void;
   unavailable(cause: unknown): Error;
 }>;
 
@@ -70,6 +74,12 @@ export type LiveKind<M> = Readonly<{
   reconcile(): Promise<void>;
   /** Applies the pushed writes received so far now, without waiting for their batch. */
   caughtUp(): Promise<void>;
+  /**
+   * A full read now whose accounts are all persisted (not only the changed ones), then the store's
+   * accounts it did not return deleted: this replica became the store's writer, and what the
+   * previous one left may lag.
+   */
+  makeWhole(): Promise<void>;
   /** Fills the baseline from stored accounts; `trusted`: they were a complete read, serve them at once. */
   restore(pages: (onPage: (writes: readonly AccountWrite[]) => Promise<void>) => Promise<boolean>): Promise<void>;
   /** Starts following: the first full read runs once `firstReadAfterMs` passed or the feed is live. */
@@ -108,6 +118,8 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
   let nextAt = Number.POSITIVE_INFINITY;
   let reading: Promise<void> | null = null;
   let queued: Promise<void> | null = null;
+  /** The next full read to start is written whole (makeWhole). */
+  let wholeNext = false;
   const loadWaiters: { resolve(model: M): void; reject(error: unknown): void }[] = [];
 
   /** Runs `task` after every earlier one: the baseline and the model change one step at a time. */
@@ -144,6 +156,8 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
     const startedAt = env.now();
     const slot = seenSlot;
     const since = baseline.mark();
+    const whole = wholeNext;
+    wholeNext = false;
     try {
       let accounts: Parameters<AccountBaseline<R>["reconcile"]>[0] | null = await env.read(env.programId, env.filtersOf(spec.discriminator));
       const readMs = performance.now() - started;
@@ -151,9 +165,10 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
         const taken = accounts ?? [];
         // Only applyRead holds the answer (~58 MB at 100,000 agents), and lets it go once compared.
         accounts = null;
-        return applyRead(taken, { started, startedAt, slot, since, readMs });
+        return applyRead(taken, { started, startedAt, slot, since, readMs, whole });
       });
     } catch (error) {
+      if (whole) wholeNext = true;
       failed(error);
       scheduleNext(env.retryMs);
       throw error;
@@ -165,16 +180,16 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
   /** A full read's accounts into the baseline and the model (one serial step). */
   async function applyRead(
     accounts: Parameters<AccountBaseline<R>["reconcile"]>[0],
-    read: Readonly<{ started: number; startedAt: number; slot: bigint; since: number; readMs: number }>,
+    read: Readonly<{ started: number; startedAt: number; slot: bigint; since: number; readMs: number; whole: boolean }>,
   ): Promise<void> {
     const stats = emptySliceStats();
-    const changes = await env.inSlices(baseline.reconcile(accounts, read.slot, read.since), stats);
+    const changes = await env.inSlices(baseline.reconcile(accounts, read.slot, read.since, read.whole), stats);
     accounts = [];
     const changed = changes.added.length + changes.removed.length;
     if (!model || changed > 0) loaded(await env.inSlices(spec.rebuilt(model, changes), stats));
     if (changes.skipped.length > 0) env.log.warn("skipped registry accounts that do not decode", { kind, count: changes.skipped.length, sample: changes.skipped.slice(0, 5) });
     if (spec.entered) spec.entered(await env.inSlices(baseline.records(), stats), true);
-    env.persist?.(kind, changes.stored, read.startedAt);
+    env.persist?.(kind, changes.stored, read.startedAt, read.whole ? { keep: (address) => baseline.has(address), slot: read.slot } : undefined);
     lastSuccessAt = read.startedAt;
     lastError = null;
     lastErrorAt = null;
@@ -284,6 +299,11 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
     peek: () => model,
     reconcile: () => reconcile(true),
     caughtUp: () => flush(),
+    makeWhole() {
+      wholeNext = true;
+      // Before start, the first full read is the one written whole.
+      return begun ? reconcile(true) : Promise.resolve();
+    },
     restore,
     start(firstReadAfterMs: number) {
       begun = true;

@@ -2,7 +2,7 @@ import postgres from "postgres";
 import type { Logger } from "../../application/ports/logger.ts";
 import { silentLogger } from "../../application/ports/logger.ts";
 import { describeDatabaseUrl } from "../logging/redact.ts";
-import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
+import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow, SqlSession } from "./sql-executor.ts";
 import { sqlStateOf } from "./sql-executor.ts";
 import { isConnectionError, isConnectionRefusedByServer, StoreUnavailableError } from "./store-errors.ts";
 
@@ -15,7 +15,7 @@ export type PostgresExecutorOptions = Readonly<{
   logger?: Logger;
 }>;
 
-type PostgresClient = postgres.Sql | postgres.TransactionSql;
+type PostgresClient = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql;
 
 /**
  * A pooled connection to a real PostgreSQL server through the `postgres` client.
@@ -27,9 +27,9 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
   // SECURITY: only the redacted target is ever logged or put in errors, never the URL
   // itself, which carries the database password.
   const target = describeDatabaseUrl(options.databaseUrl);
-  const connect = () =>
+  const connect = (max = options.maxConnections ?? 10) =>
     postgres(options.databaseUrl, {
-      max: options.maxConnections ?? 10,
+      max,
       connect_timeout: options.connectTimeoutSeconds ?? 10,
       idle_timeout: 60,
       // Reconnect within a second of the server coming back. The client's default backoff grows
@@ -45,7 +45,9 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
       onnotice: (notice) => logger.debug("postgres notice", { message: notice.message }),
       connection: { application_name: "x402-facilitator" },
     });
-  const client = renewingClient(connect, logger);
+  const client = renewingClient(() => connect(), logger);
+  /** Sessions handed out and not released yet: closing the executor ends them too. */
+  const sessions = new Set<postgres.Sql>();
 
   const guarded = <T>(work: () => Promise<T>): Promise<T> => withConnectionErrors(target, work, client.renewAfter);
   const root = queryableOver(() => client.current(), guarded);
@@ -67,7 +69,26 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
         return holder.done.value;
       });
     },
-    close: () => client.close(),
+    async session(): Promise<SqlSession> {
+      // A client of its own with one connection rather than the pool's reserve(): postgres 3.4.9
+      // never hands a reserve() a connection it opens when fetch_types is off (the connection
+      // takes no turn after its start-up), and releasing would put a connection that may still
+      // hold a session lock back in the pool. Ending this client ends the session and its locks.
+      const one = connect(1);
+      sessions.add(one);
+      const queryable = queryableOver(() => one, (work) => withConnectionErrors(target, work, () => {}));
+      return Object.freeze({
+        ...queryable,
+        release: () => {
+          sessions.delete(one);
+          void one.end({ timeout: 1 }).catch(() => undefined);
+        },
+      });
+    },
+    async close() {
+      await Promise.all([client.close(), ...[...sessions].map((one) => one.end({ timeout: 1 }).catch(() => undefined))]);
+      sessions.clear();
+    },
   });
 }
 

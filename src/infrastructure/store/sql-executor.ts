@@ -29,8 +29,17 @@ export type SqlExecutor = SqlQueryable &
      * from inside a transaction waits for the transaction and so never returns.
      */
     transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+    /**
+     * A connection (outside the pool) for the caller alone until released: what a session-level
+     * advisory lock needs (it lives as long as that connection). PostgreSQL only; PGlite has a
+     * single session, owned by this process.
+     */
+    session?(): Promise<SqlSession>;
     close(): Promise<void>;
   }>;
+
+/** A connection of its own; `release` closes it (ending the session and what it held). */
+export type SqlSession = SqlQueryable & Readonly<{ release(): void }>;
 
 /** SQLSTATE 23505: a unique constraint or unique index rejected a row. */
 export const UNIQUE_VIOLATION = "23505";

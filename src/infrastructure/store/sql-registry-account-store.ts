@@ -22,7 +22,14 @@ const UPSERT = `
 const DELETE = `
   DELETE FROM registry_accounts r
    USING unnest($3::text[], $4::bigint[]) AS t(address, slot)
-   WHERE r.program = $1 AND r.kind = $2 AND r.address = t.address AND r.slot <= t.slot`;
+   WHERE r.program = $1 AND r.kind = $2 AND r.address = t.address AND r.slot <= t.slot
+  RETURNING r.address`;
+
+const ADDRESSES = `
+  SELECT address FROM registry_accounts
+   WHERE program = $1 AND kind = $2 AND address > $3
+   ORDER BY address
+   LIMIT $4`;
 
 const COMPLETE_AT = `SELECT (extract(epoch FROM complete_at) * 1000)::float8 AS at FROM registry_index_state WHERE program = $1 AND kind = $2`;
 
@@ -42,6 +49,11 @@ export type SqlRegistryAccountStoreOptions = Readonly<{
 /** The registry_accounts and registry_index_state tables (migration 9) of one program, on PostgreSQL or PGlite. */
 export function createSqlRegistryAccountStore(db: SqlQueryable, program: Address, options: SqlRegistryAccountStoreOptions = {}): RegistryAccountStore {
   const pageRows = options.pageRows ?? 2_000;
+  /** Deletes each account unless stored from a later slot; how many went. */
+  async function remove(kind: string, gone: readonly StoredAccount[]): Promise<number> {
+    const params = [program, kind, arrayLiteral(gone.map((a) => a.address)), arrayLiteral(gone.map((a) => a.slot.toString()))];
+    return (await retryDeadlock(() => db.query(DELETE, params))).length;
+  }
   return Object.freeze({
     async load(kind: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<number | null> {
       const [state] = await db.query(COMPLETE_AT, [program, kind]);
@@ -63,9 +75,18 @@ export function createSqlRegistryAccountStore(db: SqlQueryable, program: Address
         const params = [program, kind, arrayLiteral(kept.map((a) => a.address)), arrayLiteral(kept.map((a) => a.slot.toString())), arrayLiteral(kept.map((a) => Buffer.from(a.data as Uint8Array).toString("base64")))];
         await retryDeadlock(() => db.query(UPSERT, params));
       }
-      if (gone.length > 0) {
-        const params = [program, kind, arrayLiteral(gone.map((a) => a.address)), arrayLiteral(gone.map((a) => a.slot.toString()))];
-        await retryDeadlock(() => db.query(DELETE, params));
+      if (gone.length > 0) await remove(kind, gone);
+    },
+    async sweep(kind: string, keep: (address: Address) => boolean, slot: bigint): Promise<number> {
+      // Addresses only (not the bytes), a page at a time: the deletions of a page go before the next is read.
+      let after = "";
+      let swept = 0;
+      for (;;) {
+        const rows = await db.query(ADDRESSES, [program, kind, after, pageRows * 4]);
+        const gone = rows.map((row) => String(row["address"]) as Address).filter((address) => !keep(address));
+        if (gone.length > 0) swept += await remove(kind, gone.map((address) => ({ address, slot, data: null })));
+        if (rows.length < pageRows * 4) return swept;
+        after = String(rows[rows.length - 1]?.["address"]);
       }
     },
     async markComplete(kind: string, atMs: number): Promise<void> {

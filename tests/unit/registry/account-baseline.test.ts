@@ -96,3 +96,30 @@ describe("account baseline: pushed writes", () => {
     expect(b.size()).toBe(0);
   });
 });
+
+describe("account baseline: a full read written whole (a new writer of the store)", () => {
+  test("every account of the read is to be stored, with the bytes its fields took; has() knows exactly the live accounts", () => {
+    const { b, read } = baseline();
+    read([account(1), account(2), account(3)], 5n);
+    const changedBytes = bytes(2, { active: false });
+    const whole = finishNow(b.reconcile([account(1), account(2, changedBytes), account(4)], 7n, b.mark(), true));
+    expect(mintsOf(whole.added).sort()).toEqual([mint(2), mint(4)].sort());
+    const stored = new Map(whole.stored.map((s) => [s.address, s]));
+    expect([...stored.keys()].sort()).toEqual([1, 2, 3, 4].map((n) => testAddress(9, n)).sort());
+    expect(stored.get(testAddress(9, 3))?.data).toBeNull();
+    const unchanged = stored.get(testAddress(9, 1));
+    expect(unchanged?.slot).toBe(7n);
+    // Only the fields' bytes (the Anchor padding after them is not stored).
+    expect(unchanged?.data).toEqual(encodeAgentIdentity(agentIdentity(1)));
+    expect([1, 2, 3, 4].map((n) => b.has(testAddress(9, n)))).toEqual([true, true, false, true]);
+  });
+
+  test("an account pushed after the read began is not written from the read's (possibly older) bytes", () => {
+    const { b, apply } = baseline();
+    finishNow(b.reconcile([account(1), account(2)], 5n, b.mark()));
+    const since = b.mark();
+    apply([write(2, 9n, bytes(2, { active: false }))]);
+    const whole = finishNow(b.reconcile([account(1), account(2)], 6n, since, true));
+    expect(whole.stored.map((s) => s.address)).toEqual([testAddress(9, 1)]);
+  });
+});

@@ -335,3 +335,19 @@ describe("agent index with a feed (fake programSubscribe, fake Ledger, hand-fire
     expect(timers.every((t) => t.cancelled)).toBe(true);
   });
 });
+
+describe("agent index: shared tag lists", () => {
+  test("agents with the same tags share one frozen list of shared tag instances; their tags and category filters are unchanged", async () => {
+    const { index } = setup(6, {}, (ledger) => ledger.put(testAddress(9, 50), padded(encodeAgentIdentity(agentIdentity(50, { tags: [] })), 600)));
+    await index.ready();
+    const tagsOf = async (n: number) => (await index.getAgent(agentIdentity(n).nftMint))?.identity.tags ?? [];
+    const [a, b, c] = [await tagsOf(0), await tagsOf(2), await tagsOf(1)];
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(a).toEqual(agentIdentity(0).tags);
+    expect(c).toEqual(agentIdentity(1).tags);
+    expect(await tagsOf(50)).toEqual([]);
+    expect((await mints(index, { categoryHash: Buffer.from(agentIdentity(0).tags[0] as Uint8Array).toString("hex") })).sort()).toEqual([0, 2, 4].map((n) => agentIdentity(n).nftMint).sort());
+  });
+});
