@@ -15,7 +15,10 @@ export type CatalogueAccept = Readonly<{
 }>;
 
 /** A declaration that passed the Bazaar validators, with the requirement it was paid under. */
-export type DiscoveryDeclaration = Readonly<{
+export type DiscoveryDeclaration = DeclaredResource & Readonly<{ accept: CatalogueAccept }>;
+
+/** What a declaration says of its resource, kept as declared in the entry too. */
+type DeclaredResource = Readonly<{
   /** The canonical URL (origin and path, or origin and routeTemplate). */
   resource: string;
   type: "http" | "mcp";
@@ -29,31 +32,21 @@ export type DiscoveryDeclaration = Readonly<{
   iconUrl?: string;
   /** Only the `bazaar` extension is echoed: other extensions may carry signatures or payer data. */
   extensions: Readonly<Record<string, unknown>>;
-  accept: CatalogueAccept;
 }>;
 
 /** What names an entry: the resource, what it is, and who is paid. */
 export type CatalogueLocator = Readonly<{ type: "http" | "mcp"; operation: string; resource: string; payTo: string }>;
 
 /** A stored entry: the declaration, the accepts seen for it, and when payments refreshed it. */
-export type CatalogueEntry = Readonly<{
-  key: string;
-  resource: string;
-  type: "http" | "mcp";
-  operation: string;
-  payTo: string;
-  x402Version: number;
-  description?: string;
-  mimeType?: string;
-  serviceName?: string;
-  tags?: readonly string[];
-  iconUrl?: string;
-  extensions: Readonly<Record<string, unknown>>;
-  accepts: readonly CatalogueAccept[];
-  firstSettledAt: string;
-  lastSettledAt: string;
-  updatedAt: string;
-}>;
+export type CatalogueEntry = DeclaredResource &
+  Readonly<{
+    key: string;
+    payTo: string;
+    accepts: readonly CatalogueAccept[];
+    firstSettledAt: string;
+    lastSettledAt: string;
+    updatedAt: string;
+  }>;
 
 /** Accepts kept per entry: one per (scheme, network, asset), the latest first. */
 export const MAX_ACCEPTS_PER_ENTRY = 4;

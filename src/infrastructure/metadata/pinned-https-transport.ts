@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { ClientRequest, IncomingMessage } from "node:http";
 import { type RequestOptions, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import type { ResolvedAddress } from "./host-resolver.ts";
@@ -43,9 +43,8 @@ export type PinnedHttpsTransportOptions = Readonly<{
  */
 export function createPinnedHttpsTransport(options: PinnedHttpsTransportOptions = {}): PinnedHttpsTransport {
   return (request) =>
-    new Promise<HttpsExchange>((resolve, reject) => {
-      const { url, signal } = request;
-      if (signal.aborted) return reject(signal.reason);
+    exchangeFor(request.signal, (onResponse) => {
+      const { url } = request;
       const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
       const requestOptions: RequestOptions = {
         method: "GET",
@@ -61,18 +60,29 @@ export function createPinnedHttpsTransport(options: PinnedHttpsTransportOptions 
         lookup: pinnedLookup(hostname, request.addresses),
         ...(options.ca === undefined ? {} : { ca: options.ca }),
       };
-      const outgoing = httpsRequest(requestOptions, (response) => {
-        signal.removeEventListener("abort", abort);
-        resolve(exchangeOf(response, () => outgoing.destroy(), signal));
-      });
-      const abort = () => outgoing.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-      signal.addEventListener("abort", abort, { once: true });
-      outgoing.on("error", (error) => {
-        signal.removeEventListener("abort", abort);
-        reject(error);
-      });
-      outgoing.end();
+      return httpsRequest(requestOptions, onResponse);
     });
+}
+
+/**
+ * Sends the GET `start` builds and answers its response head as an exchange; the deadline
+ * (`signal`) destroys the request until the head arrives, and the body after (exchangeOf).
+ */
+export function exchangeFor(signal: AbortSignal, start: (onResponse: (response: IncomingMessage) => void) => ClientRequest): Promise<HttpsExchange> {
+  return new Promise<HttpsExchange>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const outgoing = start((response) => {
+      signal.removeEventListener("abort", abort);
+      resolve(exchangeOf(response, () => outgoing.destroy(), signal));
+    });
+    const abort = () => outgoing.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+    signal.addEventListener("abort", abort, { once: true });
+    outgoing.on("error", (error) => {
+      signal.removeEventListener("abort", abort);
+      reject(error);
+    });
+    outgoing.end();
+  });
 }
 
 /**
