@@ -57,7 +57,8 @@ describe("GET /supported declares the policy (issue 19.3)", () => {
       maxComputeUnitPriceMicroLamports: 100_000,
       maxPriorityFeeLamports: 20_000,
       maxInstructions: 8,
-      minimumAmounts: { [USDC]: "1000" },
+      // Devnet accepts x84's devnet USDC beside Circle's by default (issue 25 §3): each has its minimum.
+      minimumAmounts: { [USDC]: "1000", Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr: "1000" },
       protocolFee: null,
       payToPolicy: "any",
     });
