@@ -125,10 +125,12 @@ describe.skipIf(missing.length > 0)("the image's install replayed (npm ci --omit
   test("the install holds production dependencies only, and the pkcs11js addon is built", () => {
     console.log(`[tests/container] replayed the deps stage's npm ci in ${installSeconds.toFixed(1)} s`);
     const modules = join(app, "node_modules");
-    for (const dev of ["bun", "bun-types", "deno", "msw", "typescript", "@x402", "express", "@types/express"]) {
+    // @x402/extensions (and its @x402/core) is a runtime dependency: discovery validates Bazaar
+    // declarations with its own validators. The x402 client and server packages stay dev-only.
+    for (const dev of ["bun", "bun-types", "deno", "msw", "typescript", "@x402/express", "@x402/fetch", "@x402/svm", "@x402/hono", "express", "hono", "@types/express"]) {
       expect({ dev, installed: existsSync(join(modules, dev)) }).toEqual({ dev, installed: false });
     }
-    for (const runtimeDependency of ["elysia", "postgres", "litesvm", "@solana/kit", "@aws-sdk/client-kms"]) {
+    for (const runtimeDependency of ["elysia", "postgres", "litesvm", "@solana/kit", "@aws-sdk/client-kms", "@x402/extensions"]) {
       expect({ runtimeDependency, installed: existsSync(join(modules, runtimeDependency)) }).toEqual({ runtimeDependency, installed: true });
     }
     expect(existsSync(join(modules, "pkcs11js/build/Release/pkcs11.node"))).toBe(true);
