@@ -182,6 +182,16 @@ describe("GET /settlements with API keys: a key sees only what it submitted", ()
     const hidden = await get(service, `/settlements/${transaction}`, "key-b");
     expect(hidden).toEqual({ status: 404, body: { statusCode: 404, message: "settlement not found", error: "Not Found" } });
     expect((await get(service, `/settlements?paymentId=${paymentId}`, "key-b")).status).toBe(404);
+
+    // SECURITY: another key's newer records under the same paymentId (other payers) cannot push
+    // this key's record out of its own answer: the key filter runs before the 20-record limit.
+    for (let i = 0; i < 25; i++) {
+      await service.store.settlements.claim(draft({ paymentId, payer: `OtherPayer${i}`, network: service.config.NETWORK, apiKey: "shop-b" }));
+    }
+    const own = await get(service, `/settlements?paymentId=${paymentId}`, "key-a");
+    expect(own.status).toBe(200);
+    expect((own.body["settlements"] as Array<Record<string, unknown>>).map((record) => record["transaction"])).toEqual([transaction]);
+    expect((await get(service, `/settlements?paymentId=${paymentId}`, "key-b")).body["settlements"]).toHaveLength(20);
     expect((await get(service, `/settlements/${transaction}`)).status).toBe(401);
     expect((await get(service, `/settlements/${transaction}`, "wrong")).status).toBe(401);
   });

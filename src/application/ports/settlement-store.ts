@@ -141,8 +141,11 @@ export type SettlementStore = Readonly<{
   markReplayed(network: string, signature: string): Promise<void>;
   /** The latest record of `network` whose transaction signature is this one (GET /settlements/{transaction}). */
   findBySignature(network: string, signature: string): Promise<SettlementRecord | null>;
-  /** Records of `network` holding this paymentId, any payer (it is unique per payer), newest first, at most `limit`. */
-  findAllByPaymentId(network: string, paymentId: string, limit: number): Promise<readonly SettlementRecord[]>;
+  /**
+   * Records of `network` holding this paymentId, any payer (it is unique per payer), newest first,
+   * at most `limit`; with `submittedWith`, only those submitted with that API key name (null: none).
+   */
+  findAllByPaymentId(network: string, paymentId: string, limit: number, submittedWith?: Readonly<{ apiKey: string | null }>): Promise<readonly SettlementRecord[]>;
   get(key: string): Promise<SettlementRecord | null>;
   /**
    * What a claim of this key and paymentId would meet: the record holding the key, else the one

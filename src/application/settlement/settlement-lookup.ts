@@ -27,7 +27,9 @@ export function createSettlementLookup(deps: Readonly<{ store: SettlementStore; 
       return record !== null && visibleTo(record, viewer) ? settlementView(record) : null;
     },
     async byPaymentId(paymentId: string, viewer: SettlementViewer): Promise<readonly SettlementView[]> {
-      const records = await deps.store.findAllByPaymentId(deps.network, paymentId, MAX_PAYMENT_ID_MATCHES);
+      // SECURITY: the key filter runs before the limit, in the store: filtered after it, another key's
+      // 20 newer records under the same paymentId would push this key's own record out of the answer.
+      const records = await deps.store.findAllByPaymentId(deps.network, paymentId, MAX_PAYMENT_ID_MATCHES, viewer.scoped ? { apiKey: viewer.apiKey } : undefined);
       return records.filter((record) => visibleTo(record, viewer)).map(settlementView);
     },
   });

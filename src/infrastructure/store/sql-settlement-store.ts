@@ -179,7 +179,7 @@ const SELECT_BY_SIGNATURE = `
 
 const SELECT_ALL_BY_PAYMENT_ID = `
   SELECT ${SETTLEMENT_COLUMNS} FROM settlements
-   WHERE network = $1 AND payment_id = $2
+   WHERE network = $1 AND payment_id = $2 AND ($4::boolean IS FALSE OR api_key IS NOT DISTINCT FROM $5)
    ORDER BY created_at DESC, seq DESC
    LIMIT $3`;
 
@@ -250,9 +250,9 @@ export function createSqlSettlementStore(db: SqlExecutor, options: SqlSettlement
       const [row] = await db.query(SELECT_BY_SIGNATURE, [network, signature]);
       return row === undefined ? null : settlementFromRow(row);
     },
-    async findAllByPaymentId(network: string, paymentId: string, limit: number): Promise<readonly SettlementRecord[]> {
+    async findAllByPaymentId(network: string, paymentId: string, limit: number, submittedWith?: Readonly<{ apiKey: string | null }>): Promise<readonly SettlementRecord[]> {
       if (pageSize(limit) === 0) return Object.freeze([]);
-      const rows = await db.query(SELECT_ALL_BY_PAYMENT_ID, [network, paymentId, pageSize(limit)]);
+      const rows = await db.query(SELECT_ALL_BY_PAYMENT_ID, [network, paymentId, pageSize(limit), submittedWith !== undefined, submittedWith?.apiKey ?? null]);
       return Object.freeze(rows.map(settlementFromRow));
     },
     get: async (key: string) => (await lookUp({ key, paymentId: null })).byKey,
