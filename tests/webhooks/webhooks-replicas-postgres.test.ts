@@ -97,4 +97,28 @@ const EVENTS = 12;
     const [left] = await store.executor.query("SELECT count(*)::integer AS n FROM webhook_outbox WHERE delivered_at IS NULL");
     expect(Number(left?.["n"])).toBe(0);
   }, 90_000);
+
+  test("a replica whose lease ran out cannot reset or give up the event another replica claimed since", async () => {
+    const claim = draft();
+    await store.settlements.claim(claim);
+    await store.settlements.finish(claim.key, claim.signature, { state: "settled" });
+    const outbox = createSqlWebhookOutbox(store.executor);
+    const webhooks = endpoints.map((e) => e.id);
+    const [stale] = await outbox.claim(webhooks, 1, 0);
+    // A lease of 0: the event is due again at once, and the second replica claims it.
+    const [current] = await outbox.claim(webhooks, 1, 60_000);
+    expect(current?.id).toBe(stale?.id);
+    expect(current?.attempts).toBe((stale?.attempts ?? 0) + 1);
+    const id = String(stale?.id).slice("msg_".length);
+    const leaseOf = async () => (await store.executor.query("SELECT next_attempt_at, given_up_at FROM webhook_outbox WHERE id = $1::bigint", [id]))[0];
+    const leased = await leaseOf();
+
+    // The first replica's late failure report changes nothing: the second keeps its lease.
+    await outbox.retryLater(String(stale?.id), stale?.attempts ?? 0, 0, "late report");
+    await outbox.giveUp(String(stale?.id), stale?.attempts ?? 0, "late report");
+    expect(await leaseOf()).toEqual(leased);
+    // The current holder's report applies.
+    await outbox.giveUp(String(current?.id), current?.attempts ?? 0, "window over");
+    expect((await leaseOf())?.["given_up_at"]).not.toBeNull();
+  });
 });

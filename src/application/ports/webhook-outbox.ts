@@ -42,10 +42,14 @@ export type WebhookOutbox = Readonly<{
   /** Leases up to `limit` due events of these webhooks for `leaseMs`, oldest first. */
   claim(webhooks: readonly string[], limit: number, leaseMs: number): Promise<readonly OutboxEvent[]>;
   delivered(id: string): Promise<void>;
-  /** Leaves the event for another attempt after `delayMs`, keeping why this one failed. */
-  retryLater(id: string, delayMs: number, error: string): Promise<void>;
-  /** No more attempts (its retry window is over). */
-  giveUp(id: string, error: string): Promise<void>;
+  /**
+   * Leaves the event for another attempt after `delayMs`, keeping why this one failed. Only while
+   * `attempts` is still the event's count: a replica whose lease ran out (and another claimed the
+   * event since) changes nothing.
+   */
+  retryLater(id: string, attempts: number, delayMs: number, error: string): Promise<void>;
+  /** No more attempts (its retry window is over); like retryLater, only for the current attempt. */
+  giveUp(id: string, attempts: number, error: string): Promise<void>;
   /** Undelivered events of these webhooks, for the queue metrics. */
   backlog(webhooks: readonly string[]): Promise<OutboxBacklog>;
 }>;

@@ -138,12 +138,12 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       const delay = Math.min(o.retryBaseMs * 2 ** Math.min(event.attempts - 1, 30), o.retryMaxDelayMs);
       const age = clock.now() - event.createdAt.getTime();
       if (age + delay > o.retryWindowMs) {
-        await options.outbox.giveUp(event.id, attempt.error);
+        await options.outbox.giveUp(event.id, event.attempts, attempt.error);
         options.onDelivery?.(event.type, "given_up");
         log.warn("webhook event given up after its retry window", { id: event.id, webhook: event.webhook, type: event.type, attempts: event.attempts, error: attempt.error });
         return;
       }
-      await options.outbox.retryLater(event.id, delay, attempt.error);
+      await options.outbox.retryLater(event.id, event.attempts, delay, attempt.error);
       options.onDelivery?.(event.type, "retry");
       log.info("webhook delivery failed; retrying later", { id: event.id, webhook: event.webhook, attempts: event.attempts, delayMs: delay, error: attempt.error });
     } catch (error) {

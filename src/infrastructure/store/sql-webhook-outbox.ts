@@ -26,8 +26,11 @@ const CLAIM = `
   RETURNING o.id::text AS id, o.webhook, o.event_type, o.record, o.created_at, o.attempts`;
 
 const DELIVERED = `UPDATE webhook_outbox SET delivered_at = now(), last_error = NULL WHERE id = $1::bigint`;
-const RETRY_LATER = `UPDATE webhook_outbox SET next_attempt_at = now() + make_interval(secs => $2), last_error = $3 WHERE id = $1::bigint AND delivered_at IS NULL`;
-const GIVE_UP = `UPDATE webhook_outbox SET given_up_at = now(), last_error = $2 WHERE id = $1::bigint AND delivered_at IS NULL`;
+// `attempts = $n` fences a stale lease holder: once another replica claimed the event (and counted
+// its attempt), a late failure report from the first must not reset that replica's lease (a
+// duplicate send) or give up an event that is being delivered.
+const RETRY_LATER = `UPDATE webhook_outbox SET next_attempt_at = now() + make_interval(secs => $3), last_error = $4 WHERE id = $1::bigint AND attempts = $2 AND delivered_at IS NULL`;
+const GIVE_UP = `UPDATE webhook_outbox SET given_up_at = now(), last_error = $3 WHERE id = $1::bigint AND attempts = $2 AND delivered_at IS NULL`;
 const BACKLOG = `
   SELECT count(*)::integer AS undelivered, min(created_at) AS oldest FROM webhook_outbox
    WHERE webhook = ANY ($1::text[]) AND delivered_at IS NULL AND given_up_at IS NULL`;
@@ -44,11 +47,11 @@ export function createSqlWebhookOutbox(db: SqlExecutor): WebhookOutbox {
     async delivered(id: string): Promise<void> {
       await db.query(DELIVERED, [rowIdOf(id)]);
     },
-    async retryLater(id: string, delayMs: number, error: string): Promise<void> {
-      await db.query(RETRY_LATER, [rowIdOf(id), delayMs / 1000, error]);
+    async retryLater(id: string, attempts: number, delayMs: number, error: string): Promise<void> {
+      await db.query(RETRY_LATER, [rowIdOf(id), attempts, delayMs / 1000, error]);
     },
-    async giveUp(id: string, error: string): Promise<void> {
-      await db.query(GIVE_UP, [rowIdOf(id), error]);
+    async giveUp(id: string, attempts: number, error: string): Promise<void> {
+      await db.query(GIVE_UP, [rowIdOf(id), attempts, error]);
     },
     async backlog(webhooks: readonly string[]): Promise<OutboxBacklog> {
       if (webhooks.length === 0) return { undelivered: 0, oldestCreatedAt: null };
