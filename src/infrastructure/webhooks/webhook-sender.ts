@@ -7,8 +7,6 @@ import { forbiddenAddressReason } from "../metadata/ip-address-rules.ts";
 import { type WebhookEndpoint, isDevelopmentLoopback } from "./webhooks-file.ts";
 
 export const WEBHOOK_USER_AGENT = "x402-facilitator-webhooks/1";
-/** A receiver's answer is not read beyond this: only its status matters. */
-const MAX_ANSWER_BYTES = 64 * 1024;
 
 export type WebhookSenderOptions = Readonly<{
   /** WEBHOOK_TIMEOUT_MS: a receiver that has not answered by then is retried later. */
@@ -29,7 +27,7 @@ export function createWebhookSender(endpoints: readonly WebhookEndpoint[], optio
   return async (webhook: string, message: WebhookMessage): Promise<DeliveryAttempt> => {
     const endpoint = byId.get(webhook);
     if (endpoint === undefined) return { ok: false, error: "webhook is no longer configured" };
-    const addresses = await checkedAddresses(endpoint.url, resolve);
+    const addresses = await checkedAddresses(endpoint.url, resolve, options.timeoutMs);
     if ("error" in addresses) return { ok: false, error: addresses.error };
     const signature = endpoint.signer.sign(message.id, message.timestamp, message.body);
     return post(endpoint.url, addresses.list, {
@@ -42,14 +40,15 @@ export function createWebhookSender(endpoints: readonly WebhookEndpoint[], optio
   };
 }
 
-async function checkedAddresses(url: URL, resolve: HostResolver): Promise<{ list: readonly ResolvedAddress[] } | { error: string }> {
+async function checkedAddresses(url: URL, resolve: HostResolver, timeoutMs: number): Promise<{ list: readonly ResolvedAddress[] } | { error: string }> {
   if (isDevelopmentLoopback(url)) return { list: [{ address: "127.0.0.1", family: 4 }] };
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   let list: readonly ResolvedAddress[];
   if (/^[\d.]+$/.test(host) || host.includes(":")) list = [{ address: host, family: host.includes(":") ? 6 : 4 }];
   else {
     try {
-      list = await resolve(host);
+      // The lookup is part of the attempt: a resolver that never answers fails it at the deadline.
+      list = await withinDeadline(resolve(host), timeoutMs);
     } catch (error) {
       const code = error && typeof error === "object" && "code" in error ? String(error.code) : "lookup failed";
       return { error: `the receiver's host does not resolve (${code})` };
@@ -58,6 +57,14 @@ async function checkedAddresses(url: URL, resolve: HostResolver): Promise<{ list
   if (list.length === 0) return { error: "the receiver's host does not resolve" };
   if (list.some((entry) => forbiddenAddressReason(entry.address) !== null)) return { error: "the receiver's host is not a public internet address" };
   return { list };
+}
+
+function withinDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error("lookup timed out"), { code: "ETIMEOUT" })), timeoutMs);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function post(url: URL, addresses: readonly ResolvedAddress[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<DeliveryAttempt> {
@@ -83,16 +90,11 @@ function post(url: URL, addresses: readonly ResolvedAddress[], headers: Record<s
         signal,
       },
       (response) => {
-        let read = 0;
-        response.on("data", (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) response.destroy();
-        });
+        // The status decides (Standard Webhooks: any 2xx); the body is never read, so a receiver
+        // that trickles one cannot hold the attempt past its deadline, nor past the lease.
         const status = response.statusCode ?? 0;
-        const done = () => resolve(status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `the receiver answered ${status}` });
-        response.on("end", done);
-        response.on("close", done);
-        response.on("error", done);
+        response.destroy();
+        resolve(status >= 200 && status < 300 ? { ok: true } : { ok: false, error: `the receiver answered ${status}` });
       },
     );
     request.on("error", (error: Error & { code?: string }) => {
