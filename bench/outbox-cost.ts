@@ -12,7 +12,7 @@
  * path is timed: the ledger, signing and HTTP are left out so the CTE's cost is not lost in them.
  */
 import { loadavg } from "node:os";
-import type { SettlementDraft } from "../src/application/ports/settlement-store.ts";
+import { draft } from "../fixtures/settlement-drafts.ts";
 import { type SqlExecutor, createPostgresExecutor, createSqlSettlementStore, openStore } from "../src/infrastructure/store/index.ts";
 import { createBenchDatabase } from "./settle-rig.ts";
 
@@ -28,22 +28,8 @@ const N = flag("n", 2000);
 const C = flag("c", 64);
 const ROUNDS = flag("rounds", 5);
 
-function draftOf(i: number, round: number, mode: string): SettlementDraft {
-  const id = `${mode}-${round}-${i}-${crypto.randomUUID()}`;
-  return {
-    key: `k-${id}`,
-    paymentId: null,
-    payer: "PayerWa11et1111111111111111111111111111111",
-    payTo: "PayTo111111111111111111111111111111111111",
-    asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
-    amount: 1_000_000n,
-    network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-    mode: "standard",
-    signature: `s-${id}`,
-    wireTransaction: "AQID".repeat(100),
-    lastValidBlockHeight: 1_234n,
-  };
-}
+/** A settlement of realistic size (a 300-byte wire transaction), fresh key, no paymentId. */
+const draftOf = () => draft({ paymentId: null, wireTransaction: "AQID".repeat(100) });
 
 /** Counts statements, so the figure shows the outbox costs no extra round trip. */
 function counting(executor: SqlExecutor): { executor: SqlExecutor; count(): number; reset(): void } {
@@ -78,7 +64,7 @@ try {
     const order = (round % 2 === 0 ? ["plain", "outbox"] : ["outbox", "plain"]) as (keyof typeof stores)[];
     for (const mode of order) {
       const store = stores[mode];
-      const drafts = Array.from({ length: N }, (_, i) => draftOf(i, round, mode));
+      const drafts = Array.from({ length: N }, draftOf);
       await pool(drafts, C, (d) => store.claim(d));
       counted.reset();
       const started = performance.now();

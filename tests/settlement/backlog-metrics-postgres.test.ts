@@ -9,7 +9,7 @@ import { type OpenedStore, openStore } from "../../src/infrastructure/store/inde
 import { type ObservedService, startObservedService } from "../observability/support/observed-service.ts";
 import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
-import { draft } from "../store/settlement-fixtures.ts";
+import { draft } from "../../fixtures/settlement-drafts.ts";
 import { type LedgerProxy, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
 import { newFeePayerKey } from "../../fixtures/payments.ts";
 

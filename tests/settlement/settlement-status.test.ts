@@ -6,7 +6,7 @@ import type { Address } from "@solana/kit";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { reconcileSettlements } from "../../src/application/settlement/reconcile-settlements.ts";
 import type { LocalLedger } from "../../src/infrastructure/ledger/local-ledger.ts";
-import { draft, uniqueId } from "../store/settlement-fixtures.ts";
+import { draft, uniqueId } from "../../fixtures/settlement-drafts.ts";
 import { type Payment, fundedPayment } from "../../fixtures/payments.ts";
 import { type JsonReply, type TestService, postJson, startService } from "./support/service-harness.ts";
 

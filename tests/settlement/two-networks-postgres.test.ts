@@ -13,7 +13,7 @@ import { createLocalLedger, ledgerPortOf, type LocalLedger } from "../../src/inf
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { failWhenRequired } from "../../fixtures/gate.ts";
 import { createTestDatabase, postgresGate, type TestDatabase } from "../support/postgres.ts";
-import { draft } from "../store/settlement-fixtures.ts";
+import { draft } from "../../fixtures/settlement-drafts.ts";
 import { type ManualClock, manualClock } from "./support/fault-rig.ts";
 import { type LedgerProxy, statusesNotFound, startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
 import { DEFAULT_AMOUNT, fundedPayment, newFeePayerKey, settlementKeyOfPayment, usdcOf } from "../../fixtures/payments.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, pgliteDirectory } from "../../src/infrastructure/store/index.ts";
-import { draft, draftPart } from "./settlement-fixtures.ts";
+import { draft, draftPart } from "../../fixtures/settlement-drafts.ts";
 import { describeSettlementStoreContract } from "./settlement-store-contract.ts";
 
 // Real embedded PostgreSQL (PGlite, WebAssembly) persisted in temporary directories.

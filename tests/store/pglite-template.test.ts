@@ -12,7 +12,7 @@ import {
   pgliteTemplateManifest,
 } from "../../src/infrastructure/store/pglite-template.ts";
 import { buildPgliteTemplate } from "../../src/tools/build-pglite-template.ts";
-import { draft, draftPart } from "./settlement-fixtures.ts";
+import { draft, draftPart } from "../../fixtures/settlement-drafts.ts";
 import { dumpSchema } from "./schema-dump.ts";
 
 // Real PGlite in temporary directories; the template under test is the one `npm ci` built.

@@ -8,7 +8,7 @@ import {
   openStore,
   StoreUnavailableError,
 } from "../../src/infrastructure/store/index.ts";
-import { draft } from "./settlement-fixtures.ts";
+import { draft } from "../../fixtures/settlement-drafts.ts";
 import { failWhenRequired } from "../../fixtures/gate.ts";
 import { ADMIN_URL, createTestDatabase, postgresGate, type TestDatabase, useTestDatabase } from "../support/postgres.ts";
 import { describeSettlementStoreContract } from "./settlement-store-contract.ts";

@@ -12,7 +12,7 @@ import { SOLANA_DEVNET, SOLANA_MAINNET } from "../../src/domain/networks.ts";
 import type { HistoryCursor } from "../../src/application/ports/settlement-history.ts";
 import { type OpenedStore, openStore } from "../../src/infrastructure/store/index.ts";
 import { createSqlSettlementHistory } from "../../src/infrastructure/store/sql-settlement-history.ts";
-import { draft } from "./settlement-fixtures.ts";
+import { draft } from "../../fixtures/settlement-drafts.ts";
 
 describe("settlement history pages (PGlite)", () => {
   let store: OpenedStore;

@@ -3,7 +3,7 @@ import type { SettlementStore } from "../../src/application/ports/settlement-sto
 import type { OpenedStore } from "../../src/infrastructure/store/index.ts";
 import { applyMigrations, createSqlSettlementStore, LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/infrastructure/store/index.ts";
 import type { SqlExecutor, SqlParam } from "../../src/infrastructure/store/index.ts";
-import { draft, draftPart, uniqueId } from "./settlement-fixtures.ts";
+import { draft, draftPart, uniqueId } from "../../fixtures/settlement-drafts.ts";
 
 export type StoreHarness = Readonly<{
   /** Opens a store on the same database every time (so a reopen sees earlier data). */

@@ -14,7 +14,7 @@ import { type WebhookEndpoint, loadWebhooks } from "../../src/infrastructure/web
 import { unusedPort } from "../support/ports.ts";
 import { failWhenRequired } from "../../fixtures/gate.ts";
 import { postgresGate, useTestDatabase } from "../support/postgres.ts";
-import { draft } from "../store/settlement-fixtures.ts";
+import { draft } from "../../fixtures/settlement-drafts.ts";
 import { type Receiver, createReceiver, eventually, newSecret } from "./support/receiver.ts";
 
 const gate = await postgresGate("tests/webhooks");

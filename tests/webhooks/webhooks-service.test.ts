@@ -12,7 +12,7 @@ import { parseWebhooks } from "../../src/infrastructure/webhooks/webhooks-file.t
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import { reconcileSettlements } from "../../src/application/settlement/reconcile-settlements.ts";
 import { unusedPort } from "../support/ports.ts";
-import { draft } from "../store/settlement-fixtures.ts";
+import { draft } from "../../fixtures/settlement-drafts.ts";
 import { fundedPayment } from "../../fixtures/payments.ts";
 import { type TestService, postJson, startService } from "../settlement/support/service-harness.ts";
 import { type Receiver, createReceiver, eventually, newSecret } from "./support/receiver.ts";
