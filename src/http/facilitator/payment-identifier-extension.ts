@@ -7,10 +7,10 @@ import { HttpError } from "../http-error.ts";
  *
  * The id and its bounds are the spec's, as @x402/extensions 2.27.0 exports them
  * (`PAYMENT_IDENTIFIER`, `PAYMENT_ID_MIN_LENGTH`, `PAYMENT_ID_MAX_LENGTH`, `PAYMENT_ID_PATTERN`).
- * They are restated here rather than imported: that package is a devDependency, because it would
- * bring 31 packages (viem, siwe, ajv, zod: about 100 MB) into the production image and ajv into
- * the start-up for four constants. tests/unit/contracts/payment-identifier-extension.test.ts
- * fails when they drift from the package's.
+ * They are restated here rather than imported: the request schema is built at start-up, and the
+ * package's import (ajv) costs about 200 ms there, for four constants (discovery loads the package
+ * only at its first declaration). tests/unit/contracts/payment-identifier-extension.test.ts fails
+ * when they drift from the package's.
  */
 export const PAYMENT_IDENTIFIER = "payment-identifier";
 export const PAYMENT_IDENTIFIER_MIN_LENGTH = 16;
