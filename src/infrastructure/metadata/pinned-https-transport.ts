@@ -89,7 +89,7 @@ export function exchangeFor(signal: AbortSignal, start: (onResponse: (response: 
  * SECURITY: DNS rebinding. Answers the connection's lookup from the vetted list only, and refuses
  * any other name, so no second DNS query can hand the socket a different (internal) address.
  */
-function pinnedLookup(expectedHostname: string, addresses: readonly ResolvedAddress[]): LookupFunction {
+export function pinnedLookup(expectedHostname: string, addresses: readonly ResolvedAddress[]): LookupFunction {
   return (hostname, options, callback) => {
     const family = familyOf(options.family);
     const allowed = addresses.filter((a) => family === 0 || a.family === family);

@@ -1,9 +1,9 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import type { DeliveryAttempt, WebhookMessage, WebhookSender } from "../../application/webhooks/webhook-worker.ts";
 import { type HostResolver, type ResolvedAddress, systemHostResolver } from "../metadata/host-resolver.ts";
 import { forbiddenAddressReason } from "../metadata/ip-address-rules.ts";
+import { pinnedLookup } from "../metadata/pinned-https-transport.ts";
 import { type WebhookEndpoint, isDevelopmentLoopback } from "./webhooks-file.ts";
 
 export const WEBHOOK_USER_AGENT = "x402-facilitator-webhooks/1";
@@ -68,11 +68,9 @@ function withinDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
 }
 
 function post(url: URL, addresses: readonly ResolvedAddress[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<DeliveryAttempt> {
-  const pinned = addresses[0] as ResolvedAddress;
-  const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if (lookupOptions.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
-  };
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  // The metadata fetch's pinned lookup, on the first checked address only.
+  const lookup = pinnedLookup(hostname, addresses.slice(0, 1));
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<DeliveryAttempt>((resolve) => {
     const signal = AbortSignal.timeout(timeoutMs);
@@ -80,7 +78,7 @@ function post(url: URL, addresses: readonly ResolvedAddress[], headers: Record<s
       {
         method: "POST",
         protocol: url.protocol,
-        hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+        hostname,
         port: url.port === "" ? undefined : Number(url.port),
         path: `${url.pathname}${url.search}`,
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
