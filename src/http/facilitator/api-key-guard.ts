@@ -8,14 +8,13 @@ export type ApiKeyHashes = readonly Readonly<{ name: string; sha256: string }>[]
  * The requests that presented a valid API key and the key's name: the settle route tells the fee
  * budget and records the key with the settlement; status lookups are scoped by it.
  */
-export type ApiKeyCallers = Readonly<{ mark(request: Request, name: string): void; hasKey(request: Request): boolean; keyOf(request: Request): string | null }>;
+export type ApiKeyCallers = Readonly<{ mark(request: Request, name: string): void; keyOf(request: Request): string | null }>;
 
 export function createApiKeyCallers(): ApiKeyCallers {
   // Weak: a request's mark goes with it.
   const marked = new WeakMap<Request, string>();
   return Object.freeze({
     mark: (request: Request, name: string) => void marked.set(request, name),
-    hasKey: (request: Request) => marked.has(request),
     keyOf: (request: Request) => marked.get(request) ?? null,
   });
 }
