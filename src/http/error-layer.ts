@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../application/ports/logger.ts";
-import { CodedError } from "../domain/coded-error.ts";
+import { CodedError, isCoded } from "../domain/coded-error.ts";
 import { HttpError, errorResponse, httpStatusOf } from "./http-error.ts";
 import { type SchemaViolation, violationMessages } from "./validation-messages.ts";
 import { concatBytes } from "@noble/hashes/utils.js";
@@ -19,7 +19,7 @@ export function errorLayer(logger: Logger) {
     .onParse({ as: "global" }, async ({ request, contentType }) => parseJsonBody(request, contentType))
     .onError({ as: "global" }, ({ code, error, request, route, set }) => {
       // Checked before Elysia's `code`, which is a coded error's own code (Elysia reads `error.code`).
-      let response: Response | null = codedResponse(error);
+      let response: Response | null = codedResponse(error) ?? storeUnavailableResponse(error);
       if (response === null) switch (code) {
         case "PARSE": {
           // Elysia wraps whatever the body parser throws; the parser's own answer (413, 400) wins.
@@ -57,6 +57,15 @@ function codedResponse(error: unknown): Response | null {
   if (!(error instanceof CodedError)) return null;
   const status = httpStatusOf(error);
   return status === null ? null : errorResponse(status, error.detail);
+}
+
+/**
+ * A store that cannot be reached is a 503 to retry wherever it escapes a handler (routes with their
+ * own wording map it first). SECURITY: the error's detail names the database target; the answer
+ * does not.
+ */
+function storeUnavailableResponse(error: unknown): Response | null {
+  return isCoded(error, "STORE_UNAVAILABLE") ? errorResponse(503, "the settlement store is unavailable; retry shortly") : null;
 }
 
 async function parseJsonBody(request: Request, contentType: string): Promise<unknown> {

@@ -56,6 +56,14 @@ failWhenRequired(gate, "PostgreSQL must be reachable in CI");
     expect(await usdcOf(ledger, payment.actors.payTo.address)).toBe(0n);
   });
 
+  test("GET /settlements by transaction and by paymentId: 503 in the error shape, never a 500", async () => {
+    const signature = "5".repeat(88);
+    for (const path of [`/settlements/${signature}`, "/settlements?paymentId=order-during-outage"]) {
+      const reply = await timedRequest(service.facilitatorApp, "GET", path);
+      expect({ path, reply }).toMatchObject({ path, reply: { status: 503, body: { statusCode: 503, message: "the settlement store is unavailable; retry shortly", error: "Service Unavailable" } } });
+    }
+  });
+
   test("POST /auth/challenge: its rate limit counts in the database and fails closed, 503 in the error shape", async () => {
     const wallet = await generateKeyPairSigner();
     const reply = await timedRequest(service.registryApp, "POST", "/auth/challenge", { address: wallet.address });
