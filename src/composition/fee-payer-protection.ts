@@ -1,6 +1,6 @@
 /**
  * Composition of the fee payer's protections from configuration: the payTo policy, the fee
- * budget and its shared counters, the API keys, and the balance watch. Reads files the settings
+ * budget and its shared counters, the API keys (read once by service.ts), and the balance watch. Reads files the settings
  * name; like service.ts it never reads the environment itself.
  */
 import type { Address } from "@solana/kit";
@@ -13,7 +13,7 @@ import type { PayToPolicy } from "../application/ports/pay-to-policy.ts";
 import { allowlistPolicy, registeredAgentsPolicy } from "../application/pay-to-policies.ts";
 import { type FeeBudget, createFeeBudget } from "../application/settlement/fee-budget.ts";
 import type { AppConfig } from "../infrastructure/config/app-config.ts";
-import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
+import { loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
 import type { WindowCounterFactory } from "./window-counters-composition.ts";
 import type { ApiKeyHashes } from "../http/facilitator/api-key-guard.ts";
 
@@ -25,7 +25,7 @@ export type FeePayerProtection = Readonly<{
 
 export async function createFeePayerProtection(
   config: AppConfig,
-  deps: Readonly<{ index: AgentIndex; counters: WindowCounterFactory; clock: Clock }>,
+  deps: Readonly<{ index: AgentIndex; counters: WindowCounterFactory; clock: Clock; apiKeys: ApiKeyHashes | null }>,
 ): Promise<FeePayerProtection> {
   const payToPolicy = await payToPolicyOf(config, deps.index);
   const feeBudget = createFeeBudget(
@@ -38,8 +38,7 @@ export async function createFeePayerProtection(
     },
     deps.clock,
   );
-  const apiKeys = config.FACILITATOR_API_KEYS_FILE ? await loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE) : null;
-  return Object.freeze({ payToPolicy, feeBudget, apiKeys });
+  return Object.freeze({ payToPolicy, feeBudget, apiKeys: deps.apiKeys });
 }
 
 async function payToPolicyOf(config: AppConfig, index: AgentIndex): Promise<PayToPolicy | undefined> {

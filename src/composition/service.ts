@@ -33,6 +33,8 @@ import { composeRegistry, composeRegistryIndex } from "./registry-composition.ts
 import { closeOpeningStore, composeLedger, configurationError, composeStorage, createServiceMetrics, startOpeningStore } from "./shared-composition.ts";
 import { startWebhookDelivery } from "./webhooks-composition.ts";
 import { type WebhookEndpoint, loadConfiguredWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
+import { loadConfiguredApiKeys } from "../infrastructure/config/policy-files.ts";
+import type { ApiKeyHashes } from "../http/facilitator/api-key-guard.ts";
 
 export const VERSION: string = pkg.version;
 
@@ -65,14 +67,16 @@ export type ServiceAdapters = Readonly<{ metadataFetcher?: MetadataFetcher }>;
 
 /** `env` is only where signers read the secrets their settings name (config.signers holds references). */
 export async function buildService(config: ServiceConfig, env: Env, logger: Logger, adapters: ServiceAdapters = {}): Promise<Service> {
+  // Read once: the guard and the webhooks' `apiKey` check must see the same keys.
+  const apiKeys = await loadConfiguredApiKeys(config);
   // Signed webhooks (docs/settlement.md#webhooks): the store writes each event with its state change.
-  const webhooks = await loadConfiguredWebhooks(config).catch((error: Error) => {
+  const webhooks = await loadConfiguredWebhooks(config, apiKeys).catch((error: Error) => {
     throw configurationError([error.message]);
   });
   // Opened first and awaited where it is needed (shared-composition.ts).
   const opening = startOpeningStore(config, logger, webhooks);
   try {
-    return await composeService(config, env, logger, adapters, opening, webhooks);
+    return await composeService(config, env, logger, adapters, opening, { webhooks, apiKeys });
   } catch (error) {
     // So the same process can boot again on the same DATA_DIR once the setting is fixed.
     await closeOpeningStore(opening);
@@ -86,8 +90,9 @@ async function composeService(
   logger: Logger,
   adapters: ServiceAdapters,
   opening: Promise<OpenedStore>,
-  webhooks: readonly WebhookEndpoint[],
+  files: Readonly<{ webhooks: readonly WebhookEndpoint[]; apiKeys: ApiKeyHashes | null }>,
 ): Promise<Service> {
+  const { webhooks } = files;
   // USDC_MINT (checked as base58 by the config schema) or the network's defaults.
   const acceptedAssets = acceptedAssetsOf(config) as readonly Address[];
   const protocolFee = protocolFeeOf(config);
@@ -99,7 +104,7 @@ async function composeService(
   const { store, counters } = storage;
   const registryIndex = composeRegistryIndex(config, ledgers, store, logger);
   const index = registryIndex.index;
-  const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock });
+  const protection = await createFeePayerProtection(config, { index, counters, clock: systemClock, apiKeys: files.apiKeys });
 
   // SECURITY: /metrics (the fee payers' balances and spend), /openapi and /docs move to ADMIN_PORT in
   // production; the public apps then do not register them (src/http/operations-surface.ts).

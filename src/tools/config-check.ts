@@ -22,7 +22,7 @@ import Redis from "ioredis";
 import { createCategoryCatalog } from "../domain/registry/categories.ts";
 import { loadSigningKey, loadVerificationKeys } from "../infrastructure/auth/jwt-keys.ts";
 import { type AppConfig, parseAppConfig } from "../infrastructure/config/app-config.ts";
-import { loadApiKeyHashes, loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
+import { loadApiKeyHashes, loadConfiguredApiKeys, loadPayToAllowlist } from "../infrastructure/config/policy-files.ts";
 import { loadConfiguredWebhooks } from "../infrastructure/webhooks/webhooks-file.ts";
 import { productionProblems } from "../infrastructure/config/production-guard.ts";
 import { describeMisspelling, misspelledSettings } from "../infrastructure/config/setting-names.ts";
@@ -123,7 +123,7 @@ function fileChecks(config: AppConfig): [string, Check][] {
   const apiKeys = config.FACILITATOR_API_KEYS_FILE;
   if (apiKeys) checks.push(["FACILITATOR_API_KEYS_FILE", async () => ({ ok: true, detail: `${(await loadApiKeyHashes(apiKeys)).length} API key hash(es)` })]);
   if (config.WEBHOOKS_FILE) {
-    checks.push(["WEBHOOKS_FILE", async () => ({ ok: true, detail: `${(await loadConfiguredWebhooks(config)).length} webhook(s)` })]);
+    checks.push(["WEBHOOKS_FILE", async () => ({ ok: true, detail: `${(await loadConfiguredWebhooks(config, await loadConfiguredApiKeys(config))).length} webhook(s)` })]);
   }
   const categories = config.REGISTRY_CATEGORIES_FILE;
   if (categories) {

@@ -52,6 +52,14 @@ export async function loadApiKeyHashes(path: string): Promise<readonly ApiKeyEnt
   return Object.freeze(keys);
 }
 
+/**
+ * The configured API keys, or null without FACILITATOR_API_KEYS_FILE. Read once per boot and handed
+ * to everything that needs them (the guard, the webhooks' `apiKey` check), so they cannot disagree.
+ */
+export async function loadConfiguredApiKeys(config: Readonly<{ FACILITATOR_API_KEYS_FILE?: string | undefined }>): Promise<readonly ApiKeyEntry[] | null> {
+  return config.FACILITATOR_API_KEYS_FILE ? loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE) : null;
+}
+
 function parseJsonArray(setting: string, text: string): unknown[] {
   let parsed: unknown;
   try {

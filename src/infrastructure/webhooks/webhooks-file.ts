@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { Webhook } from "standardwebhooks";
 import { SETTLEMENT_EVENT_TYPES, type SettlementEventType, type WebhookSubscription } from "../../application/ports/webhook-outbox.ts";
 import type { AppConfig } from "../config/app-config.ts";
-import { loadApiKeyHashes } from "../config/policy-files.ts";
+import type { ApiKeyEntry } from "../config/policy-files.ts";
 import { forbiddenAddressReason } from "../metadata/ip-address-rules.ts";
 
 /** One configured webhook: where, how it is signed, what it takes. The secret never leaves this object but to sign. */
@@ -44,10 +44,13 @@ export async function loadWebhooks(path: string, rules: WebhookUrlRules, apiKeyN
 }
 
 /** The service's webhooks from its settings (none without WEBHOOKS_FILE); the config check runs the same. */
-export async function loadConfiguredWebhooks(config: Pick<AppConfig, "WEBHOOKS_FILE" | "FACILITATOR_API_KEYS_FILE" | "NODE_ENV">): Promise<readonly WebhookEndpoint[]> {
+export async function loadConfiguredWebhooks(
+  config: Pick<AppConfig, "WEBHOOKS_FILE" | "NODE_ENV">,
+  /** The configured API keys (loadConfiguredApiKeys), null without them. */
+  apiKeys: readonly ApiKeyEntry[] | null,
+): Promise<readonly WebhookEndpoint[]> {
   if (!config.WEBHOOKS_FILE) return [];
-  const keys = config.FACILITATOR_API_KEYS_FILE ? (await loadApiKeyHashes(config.FACILITATOR_API_KEYS_FILE)).map((key) => key.name) : null;
-  return loadWebhooks(config.WEBHOOKS_FILE, { production: config.NODE_ENV === "production" }, keys);
+  return loadWebhooks(config.WEBHOOKS_FILE, { production: config.NODE_ENV === "production" }, apiKeys?.map((key) => key.name) ?? null);
 }
 
 export type ParsedWebhooks = Readonly<{ ok: true; webhooks: readonly WebhookEndpoint[] } | { ok: false; errors: readonly string[] }>;
