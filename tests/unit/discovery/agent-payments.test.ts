@@ -9,7 +9,7 @@ import { agentIdentity, testAddress } from "../../registry/support/registry-fixt
 const SUMMARY: PaymentsSummary = { count: 1, volume: [{ asset: "USDC", amount: "5" }], distinctPayers: 1, last30Days: { count: 1, volume: [] }, firstAt: null, lastAt: null };
 
 function fakeStats() {
-  const calls = { summary: 0, counts: 0 };
+  const calls = { summary: 0, counts: 0, receipts: [] as string[][] };
   let fail = false;
   const stats: PaymentStats = {
     summaryFor: async () => {
@@ -21,6 +21,11 @@ function fakeStats() {
       calls.counts += 1;
       if (fail) throw new Error("store down");
       return new Map([["owner", calls.counts]]);
+    },
+    settledReceipts: async (receipts) => {
+      calls.receipts.push([...receipts]);
+      if (fail) throw new Error("store down");
+      return new Set(receipts.filter((r) => r.startsWith("settled")));
     },
   };
   return { stats, calls, failNext: (value: boolean) => (fail = value) };
