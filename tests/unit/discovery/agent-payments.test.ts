@@ -59,6 +59,24 @@ describe("agent payments (settlement-store reads behind caches)", () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect((await payments.countsByOwner()).get("owner")).toBe(2);
   });
+
+  test("settled receipts: a settled one is remembered for good, an unsettled one is asked again after detailCacheMs, a failure is not cached", async () => {
+    const clock = createManualClock();
+    const { stats, calls, failNext } = fakeStats();
+    const payments = createAgentPayments({ stats, clock, detailCacheMs: 5_000 });
+    expect(await payments.settledReceipts(["settledA", "otherB", "settledA"])).toEqual(new Set(["settledA"]));
+    expect(await payments.settledReceipts(["settledA", "otherB"])).toEqual(new Set(["settledA"]));
+    expect(calls.receipts).toEqual([["settledA", "otherB"]]);
+    clock.advance(5_001);
+    expect(await payments.settledReceipts(["settledA", "otherB", "settledC"])).toEqual(new Set(["settledA", "settledC"]));
+    expect(calls.receipts.at(-1)).toEqual(["otherB", "settledC"]);
+    clock.advance(5_001);
+    failNext(true);
+    await expect(payments.settledReceipts(["otherB"])).rejects.toThrow("store down");
+    failNext(false);
+    expect(await payments.settledReceipts(["otherB", "settledA"])).toEqual(new Set(["settledA"]));
+    expect(calls.receipts.at(-1)).toEqual(["otherB"]);
+  });
 });
 
 describe("pageOfPaidAgents (minPayments over the index's own order)", () => {
