@@ -116,6 +116,9 @@ describe("GET /agents?sort=payments (real settlements in PGlite, real index over
     expect((await walk("/agents?sort=payments&minPayments=1", 2)).flat()).toEqual(expectedOrder((n) => [0, 5, 3, 7].includes(n)));
     expect((await walk("/agents?sort=payments&minPayments=2", 1)).flat()).toEqual(expectedOrder((n) => [0, 5].includes(n)));
     expect((await walk("/agents?sort=payments&minPayments=4", 1)).flat()).toEqual([]);
+    // A cursor into the unpaid part lists nothing under minPayments.
+    const unpaid = encodePaymentsCursor({ part: "unpaid", after: { updatedAt: 1_800_000_000n, nftMint: mint(0) } });
+    expect(mintsOf((await get(`/agents?sort=payments&minPayments=1&cursor=${unpaid}`)).body)).toEqual([]);
     expect((await walk("/agents?sort=payments&category=defi", 2)).flat()).toEqual(expectedOrder((n) => n % 2 === 0));
     expect((await walk("/agents?sort=payments&active=false", 2)).flat()).toEqual([mint(8)]);
     expect((await walk(`/agents?sort=payments&owner=${TIED_B}`, 2)).flat()).toEqual([mint(3)]);

@@ -52,8 +52,9 @@ export async function pageOfAgentsByPayments(
         if (scanned >= MAX_AGENTS_SCANNED) return { items, next: at };
       }
     }
-    if (minPayments > 0) return { items, next: null };
   }
+  // With minPayments the unpaid part is not listed, whatever the cursor says.
+  if (minPayments > 0) return { items, next: null };
   // The unpaid part, in the default order; the paid agents were listed above.
   const after = cursor?.part === "unpaid" ? cursor.after : undefined;
   const rest = await pageOfAgentsWhere(index, { ...filter, limit: limit - items.length, ...(after ? { after } : {}) }, (agent) => (counts.get(agent.identity.owner) ?? 0) === 0);
