@@ -1,13 +1,18 @@
 /**
- * Benchmark (not a test): the CPU one Bazaar declaration costs the facilitator after a settlement,
+ * Benchmark (not a test): what one Bazaar declaration costs the facilitator after a settlement,
  * read with @x402/extensions' validators through the reader the service uses. `first` is a
  * declaration never seen (the package builds a new Ajv per validation); `repeat` is the same
  * declaration again (the verdict cache); `locate` is what a /verify refresh costs (no schema check).
- * Rounds alternate the three so machine noise hits each alike; prints median and spread (min..max)
- * of each round's mean, in ms per declaration.
+ *
+ * For each case, per declaration: CPU of the whole process (every thread: process.cpuUsage), the
+ * time the call held the event loop before returning (`on the event loop`; `locate` is synchronous
+ * and not timed so), the event loop's longest stall while the case ran (a 1 ms timer's largest lateness; what a request
+ * arriving then would wait) and wall time. Rounds alternate the cases so machine noise hits each
+ * alike; prints the median and spread (min..max) of each round's figure, and the load average.
  *
  *   npx bun bench/discovery-declarations.ts [--rounds 7] [--per-round 20]
  */
+import { loadavg } from "node:os";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { createBazaarDeclarationReader } from "../src/infrastructure/discovery/bazaar-declarations.ts";
 
@@ -29,28 +34,84 @@ function bodyOf(city: string) {
 
 const reader = createBazaarDeclarationReader();
 const repeated = bodyOf("Lisbon");
-reader.read(repeated);
+// The very first declaration of a process (module, Ajv and JIT cold), then warm: the validator (and
+// its Worker, if any), the verdict of `repeated`.
+const coldCpu = process.cpuUsage();
+const coldStart = performance.now();
+const coldReading = reader.read(bodyOf("cold"));
+const coldSync = performance.now() - coldStart;
+await coldReading;
+const coldUsed = process.cpuUsage(coldCpu);
+console.log(`cold    CPU ${((coldUsed.user + coldUsed.system) / 1000).toFixed(3)}  on the event loop ${coldSync.toFixed(3)}  wall ${(performance.now() - coldStart).toFixed(3)}  (ms, the first declaration of the process)`);
+await reader.read(repeated);
+await reader.read(bodyOf("warm-up"));
 
-const cases: Record<string, () => void> = {
-  first: () => {
-    if (reader.read(bodyOf(`city-${distinct++}`)).kind !== "valid") throw new Error("invalid");
+/** The event loop's largest lateness while `run` runs, from a 1 ms interval timer. */
+async function withStallProbe(run: () => Promise<void>): Promise<number> {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 1);
+    last = now;
+  }, 1);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  last = performance.now();
+  await run();
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  clearInterval(timer);
+  return Math.max(0, worst);
+}
+
+/** Time spent in the call before it returned: what the event loop itself paid for this declaration. */
+let syncMs = 0;
+async function timedRead(body: unknown): Promise<string> {
+  const start = performance.now();
+  const reading = reader.read(body);
+  syncMs += performance.now() - start;
+  return (await reading).kind;
+}
+
+const cases: Record<string, () => Promise<void>> = {
+  first: async () => {
+    if ((await timedRead(bodyOf(`city-${distinct++}`))) !== "valid") throw new Error("invalid");
   },
-  repeat: () => {
-    if (reader.read(repeated).kind !== "valid") throw new Error("invalid");
+  repeat: async () => {
+    if ((await timedRead(repeated)) !== "valid") throw new Error("invalid");
   },
-  locate: () => {
+  locate: async () => {
     if (!reader.locate(bodyOf(`city-${distinct++}`))) throw new Error("not located");
   },
 };
-const results: Record<string, number[]> = { first: [], repeat: [], locate: [] };
+type Figures = { cpu: number[]; sync: number[]; stall: number[]; wall: number[] };
+const results: Record<string, Figures> = Object.fromEntries(Object.keys(cases).map((name) => [name, { cpu: [], sync: [], stall: [], wall: [] }]));
+const loadBefore = loadavg();
 for (let round = 0; round < rounds; round++) {
   for (const [name, run] of Object.entries(cases)) {
+    const figures = results[name] as Figures;
+    const cpu = process.cpuUsage();
+    syncMs = 0;
     const start = performance.now();
-    for (let i = 0; i < perRound; i++) run();
-    results[name]?.push((performance.now() - start) / perRound);
+    const stall = await withStallProbe(async () => {
+      // One at a time, as the recorder reads them, with a turn of the event loop between two (the
+      // recorder awaits the store's write between declarations).
+      for (let i = 0; i < perRound; i++) {
+        await run();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    });
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    figures.cpu.push((used.user + used.system) / 1000 / perRound);
+    figures.sync.push(syncMs / perRound);
+    figures.wall.push(wall / perRound);
+    figures.stall.push(stall);
   }
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-for (const [name, values] of Object.entries(results)) {
-  console.log(`${name.padEnd(7)} median ${median(values).toFixed(3)} ms/declaration  spread ${Math.min(...values).toFixed(3)}..${Math.max(...values).toFixed(3)}  (${rounds} rounds x ${perRound})`);
+const show = (values: number[]) => `${median(values).toFixed(3)} (${Math.min(...values).toFixed(3)}..${Math.max(...values).toFixed(3)})`;
+for (const [name, figures] of Object.entries(results)) {
+  console.log(`${name.padEnd(7)} CPU ${show(figures.cpu)}  on the event loop ${show(figures.sync)}  longest stall ${show(figures.stall)}  wall ${show(figures.wall)}  (ms per declaration)`);
 }
+console.log(`${rounds} rounds x ${perRound} declarations per case; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+process.exit(0);

@@ -53,8 +53,9 @@ export function createDiscoveryRecorder(deps: DiscoveryRecorderDeps): DiscoveryR
       if (!locator) return;
       return deps.count((await deps.store.refreshSeen(locator, deps.limits)) ? "refreshed" : "unlisted");
     }
-    const reading = read.read(answer.body);
+    const reading = await read.read(answer.body);
     if (reading.kind === "absent") return;
+    if (reading.kind === "dropped") return deps.count("dropped");
     if (reading.kind === "invalid") {
       deps.logger.debug("bazaar declaration ignored", { reason: reading.reason.slice(0, 300) });
       return deps.count("invalid");

@@ -17,6 +17,8 @@ export type RecordCandidate = PaymentTerms &
     kind: "record";
     mode: "atomic" | "attestation";
     txSignature: string;
+    /** The PaymentReceipt account that proved the payment (kept with the record: feedback `settledHere`). */
+    receipt: Address | null;
   }>;
 
 /** A verified transaction that only lacks our fee-payer signature. */

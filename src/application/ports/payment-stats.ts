@@ -20,4 +20,6 @@ export type PaymentStats = Readonly<{
   summaryFor(payTo: string): Promise<PaymentsSummary>;
   /** Settled payments per payee, for every payee with at least one. */
   countsByPayTo(): Promise<ReadonlyMap<string, number>>;
+  /** Those of `receipts` (PaymentReceipt addresses) that a receipt-mode settlement here confirmed. */
+  settledReceipts(receipts: readonly string[]): Promise<ReadonlySet<string>>;
 }>;

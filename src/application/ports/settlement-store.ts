@@ -39,6 +39,12 @@ export type SettlementDraft = PaymentTerms &
      * key; null or absent without one. Status lookups and webhooks are scoped by it.
      */
     apiKey?: string | null;
+    /**
+     * Atomic and attestation: the PaymentReceipt account the payment was proven by, so feedback that
+     * consumed it can be marked as settled here (docs/registry.md#settled-here). Written with the
+     * claim and never read back into a record; null or absent for other modes.
+     */
+    receipt?: string | null;
   }>;
 
 /**

@@ -15,6 +15,12 @@ export type AgentPayments = Readonly<{
   summaryFor(owner: string): Promise<PaymentsSummary>;
   /** Settled payments per owner (absent: none). */
   countsByOwner(): Promise<ReadonlyMap<string, number>>;
+  /**
+   * Those of `receipts` that a receipt-mode settlement confirmed here (feedback `settledHere`). A
+   * receipt found settled stays so (a settled record never leaves that state), so it is remembered
+   * for good; one not found is asked again after `detailCacheMs`.
+   */
+  settledReceipts(receipts: readonly string[]): Promise<ReadonlySet<string>>;
 }>;
 
 export type AgentPaymentsDeps = Readonly<{
@@ -27,6 +33,8 @@ export type AgentPaymentsDeps = Readonly<{
 }>;
 
 const MAX_CACHED_OWNERS = 1_000;
+/** Receipts remembered as settled (oldest forgotten first) and as not settled, each. */
+const MAX_CACHED_RECEIPTS = 100_000;
 
 export function createAgentPayments(deps: AgentPaymentsDeps): AgentPayments {
   const { stats, clock } = deps;
@@ -35,6 +43,28 @@ export function createAgentPayments(deps: AgentPaymentsDeps): AgentPayments {
   const summaries = new Map<string, Readonly<{ at: number; summary: Promise<PaymentsSummary> }>>();
   let counts: Readonly<{ at: number; value: Promise<ReadonlyMap<string, number>> }> | null = null;
   let refreshing: Promise<ReadonlyMap<string, number>> | null = null;
+  const settledReceipts = new Set<string>();
+  /** Receipts not settled here when last asked, and when. */
+  const unsettledAt = new Map<string, number>();
+
+  async function receiptsSettled(receipts: readonly string[]): Promise<ReadonlySet<string>> {
+    const now = clock.now();
+    const unknown = [...new Set(receipts)].filter((r) => !settledReceipts.has(r) && !(now - (unsettledAt.get(r) ?? -Infinity) <= detailCacheMs));
+    if (unknown.length > 0) {
+      const found = await stats.settledReceipts(unknown);
+      for (const receipt of unknown) {
+        if (found.has(receipt)) {
+          remember(settledReceipts, receipt);
+          unsettledAt.delete(receipt);
+        } else {
+          unsettledAt.delete(receipt);
+          if (unsettledAt.size >= MAX_CACHED_RECEIPTS) unsettledAt.delete(unsettledAt.keys().next().value as string);
+          unsettledAt.set(receipt, now);
+        }
+      }
+    }
+    return new Set(receipts.filter((r) => settledReceipts.has(r)));
+  }
 
   function freshCounts(): Promise<ReadonlyMap<string, number>> {
     refreshing ??= stats.countsByPayTo().then(
@@ -63,6 +93,7 @@ export function createAgentPayments(deps: AgentPaymentsDeps): AgentPayments {
       summary.catch(() => summaries.delete(owner));
       return summary;
     },
+    settledReceipts: receiptsSettled,
     countsByOwner(): Promise<ReadonlyMap<string, number>> {
       if (!counts) return freshCounts();
       // Stale counts are answered at once; the next ones are read in the background.
@@ -72,21 +103,34 @@ export function createAgentPayments(deps: AgentPaymentsDeps): AgentPayments {
   });
 }
 
+function remember(set: Set<string>, value: string): void {
+  if (set.size >= MAX_CACHED_RECEIPTS) set.delete(set.values().next().value as string);
+  set.add(value);
+}
+
 /** Agents a minPayments page reads at most before answering (with a cursor to go on). */
 export const MAX_AGENTS_SCANNED = 5_000;
 
 /**
  * One page of the agent list keeping only agents whose owner has at least `minPayments` settled
- * payments. Reads the index's own pages in its order and filters them, so the keyset cursor stays
- * valid; after MAX_AGENTS_SCANNED agents it answers what it found, with the cursor of the last
- * agent read (a page may then hold fewer than `limit`, and `nextKey` says more may follow).
+ * payments (see pageOfAgentsWhere).
  */
-export async function pageOfPaidAgents(
+export function pageOfPaidAgents(
   index: Pick<AgentIndex, "listAgents">,
   request: AgentPageRequest,
   counts: ReadonlyMap<string, number>,
   minPayments: number,
 ): Promise<AgentPage> {
+  return pageOfAgentsWhere(index, request, (agent) => (counts.get(agent.identity.owner) ?? 0) >= minPayments);
+}
+
+/**
+ * One page of the agent list keeping only agents `keep` accepts. Reads the index's own pages in its
+ * order and filters them, so the keyset cursor stays valid; after MAX_AGENTS_SCANNED agents it
+ * answers what it found, with the cursor of the last agent read (a page may then hold fewer than
+ * `limit`, and `nextKey` says more may follow).
+ */
+export async function pageOfAgentsWhere(index: Pick<AgentIndex, "listAgents">, request: AgentPageRequest, keep: (agent: AgentRecord) => boolean): Promise<AgentPage> {
   const items: AgentRecord[] = [];
   let after = request.after;
   for (let scanned = 0; scanned < MAX_AGENTS_SCANNED; ) {
@@ -94,7 +138,7 @@ export async function pageOfPaidAgents(
     for (const agent of page.items) {
       scanned += 1;
       after = { updatedAt: agent.identity.updatedAt, nftMint: agent.identity.nftMint };
-      if ((counts.get(agent.identity.owner) ?? 0) < minPayments) continue;
+      if (!keep(agent)) continue;
       items.push(agent);
       if (items.length === request.limit) return { items, nextKey: after };
     }

@@ -12,6 +12,11 @@ import { createCallPacer } from "./call-pacer.ts";
 export type FeedbackDetails = Readonly<{
   /** The entry's detail URI when known; answered from memory, never from the RPC. */
   detailUriOf(address: Address): string | undefined;
+  /**
+   * The PaymentReceipt the entry's give_feedback consumed (null: it named none); undefined until the
+   * transaction was read. Answered from memory, never from the RPC.
+   */
+  paymentReceiptOf(address: Address): Address | null | undefined;
   /** Called after each successful feedback refresh with every indexed entry; returns at once. */
   indexed(records: readonly FeedbackRecord[]): void;
 }>;
@@ -51,7 +56,8 @@ type Outcome = "resolved" | "not-found";
 const stoppedError = () => new CodedError("BACKFILL_STOPPED", "the backfill was stopped");
 
 /**
- * Reads each feedback entry's `detail_uri` from the give_feedback transaction that created it, off
+ * Reads each feedback entry's `detail_uri` (and the `payment_receipt` it consumed, if any) from the
+ * give_feedback transaction that created it, off
  * the request path, and keeps it in the store (a URI never changes) and in memory.
  *
  * After every feedback refresh the entries without a URI are queued (newest first); one pass at a
@@ -73,6 +79,9 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
   const pace = createCallPacer({ callsPerSecond: options.callsPerSecond ?? 5, clock, ...(options.sleep ? { sleep: options.sleep } : {}) });
 
   const known = new Map<Address, string>();
+  const receipts = new Map<Address, Address | null>();
+  /** Both halves read: nothing left to ask the RPC for this entry. */
+  const complete = (address: Address) => known.has(address) && receipts.has(address);
   const backoff = new Map<Address, Backoff>();
   /** Queued or in the pass running now: never queued twice. */
   const scheduled = new Set<Address>();
@@ -84,7 +93,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
     if (stopped) return;
     const now = clock.now();
     for (const { address, entry } of records) {
-      if (known.has(address) || scheduled.has(address) || (backoff.get(address)?.retryAt ?? 0) > now) continue;
+      if (complete(address) || scheduled.has(address) || (backoff.get(address)?.retryAt ?? 0) > now) continue;
       scheduled.add(address);
       queue.push({ ref: { address, nftMint: entry.nftMint, reviewer: entry.reviewer }, createdAt: entry.createdAt });
     }
@@ -110,8 +119,12 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
   }
 
   async function pass(batch: readonly FeedbackEntryRef[]): Promise<void> {
-    for (const [address, uri] of await store.find(batch.map((ref) => ref.address))) known.set(address, uri);
-    const missing = batch.filter((ref) => !known.has(ref.address));
+    for (const [address, stored] of await store.find(batch.map((ref) => ref.address))) {
+      known.set(address, stored.detailUri);
+      if (stored.paymentReceipt !== undefined) receipts.set(address, stored.paymentReceipt);
+    }
+    // A row saved before receipts were read is read once more, for its receipt.
+    const missing = batch.filter((ref) => !complete(ref.address));
     const counts = { fromStore: batch.length - missing.length, resolved: 0, notFound: 0 };
     let next = 0;
     let failure: unknown = null;
@@ -143,13 +156,14 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
     const candidates = await creationCandidates(ref.address);
     for (const { signature } of candidates.slice(0, maxTransactions)) {
       const transaction = await call(() => history.getTransaction(signature));
-      const args = transaction && feedbackCreationIn(transaction, programId, ref);
-      if (!args) continue;
-      const detailUri = storable(args.detailUri);
+      const creation = transaction && feedbackCreationIn(transaction, programId, ref);
+      if (!creation) continue;
+      const detailUri = storable(creation.args.detailUri);
       known.set(ref.address, detailUri);
+      receipts.set(ref.address, creation.paymentReceipt);
       backoff.delete(ref.address);
       // Served from memory already; a failed save only means another read after a restart.
-      await store.save({ address: ref.address, detailUri, signature, fetchedAtMs: clock.now() }).catch((error: unknown) => {
+      await store.save({ address: ref.address, detailUri, signature, fetchedAtMs: clock.now(), paymentReceipt: creation.paymentReceipt }).catch((error: unknown) => {
         log.warn("could not store a feedback detail URI", { address: ref.address, error: messageOf(error) });
       });
       return "resolved";
@@ -183,6 +197,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
 
   return Object.freeze({
     detailUriOf: (address: Address) => known.get(address),
+    paymentReceiptOf: (address: Address) => receipts.get(address),
     indexed,
     idle: async () => {
       while (running) await running;

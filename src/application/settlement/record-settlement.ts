@@ -16,7 +16,7 @@ export async function recordSettlement(deps: SettleTransactionDeps, candidate: R
     if (answer) return answer;
     // A failed record may be recorded again: fall through to a new claim.
   }
-  const claim = await deps.store.claim({ ...draftOf(candidate, deps.network, { signature: candidate.txSignature, wireTransaction: null, lastValidBlockHeight: null }), apiKey });
+  const claim = await deps.store.claim({ ...draftOf(candidate, deps.network, { signature: candidate.txSignature, wireTransaction: null, lastValidBlockHeight: null }), apiKey, receipt: candidate.receipt });
   if (claim.outcome === "exists") {
     if (claim.record.key !== candidate.key) {
       return settleFailure(deps.network, "ALREADY_SETTLED", `${describePaymentId(candidate.paymentId)} was already used for another payment`, candidate.payer);

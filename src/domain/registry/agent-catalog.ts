@@ -273,3 +273,11 @@ function* changesSince(state: State, unique: ReadonlyMap<string, AgentRecord>): 
   }
   return { removed, added };
 }
+
+/**
+ * Whether one agent passes `filter`: the list's own test, for orders the catalog does not keep
+ * (sort=payments walks agents by their owner's payments and checks each here).
+ */
+export function agentMatches(record: AgentRecord, filter: AgentFilter): boolean {
+  return matcher(filter, filter.q?.toLowerCase())(entryOf(record));
+}

@@ -3,9 +3,16 @@ import type { FeedbackEntry } from "./feedback-entry.ts";
 
 /**
  * One feedback entry: its account and, once read, the `detail_uri` argument of the `give_feedback`
- * instruction that created it (the account does not store it; undefined until it is known).
+ * instruction that created it (the account does not store it; undefined until it is known), and
+ * the payment receipt the same instruction named.
  */
-export type FeedbackRecord = Readonly<{ address: Address; entry: FeedbackEntry; detailUri?: string }>;
+export type FeedbackRecord = Readonly<{
+  address: Address;
+  entry: FeedbackEntry;
+  detailUri?: string;
+  /** The PaymentReceipt that instruction consumed (null: none); undefined until it is known. */
+  paymentReceipt?: Address | null;
+}>;
 
 export type FeedbackFilter = Readonly<{
   reviewer?: string;

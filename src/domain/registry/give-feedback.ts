@@ -53,6 +53,14 @@ export type LandedTransaction = Readonly<{
 export type FeedbackEntryRef = Readonly<{ address: Address; nftMint: Address; reviewer: Address }>;
 
 /**
+ * What the creating give_feedback tells beyond the account: its arguments, and the PaymentReceipt it
+ * consumed as payment proof (null when the optional slot held the program id, Anchor's "absent").
+ * The program verifies that receipt and closes it in the same transaction, so this address is all
+ * that is left of the proof once the entry exists.
+ */
+export type FeedbackCreation = Readonly<{ args: GiveFeedbackArgs; paymentReceipt: Address | null }>;
+
+/**
  * The give_feedback that created `entry` inside `transaction`, or null.
  *
  * SECURITY: anyone can put the entry's address into a transaction of their own (getSignaturesForAddress
@@ -62,7 +70,7 @@ export type FeedbackEntryRef = Readonly<{ address: Address; nftMint: Address; re
  * the instruction's own reviewer, mint and nonce, so such an instruction carries the entry's real
  * arguments. Reviewer and mint slots are checked against the account as well.
  */
-export function feedbackCreationIn(transaction: LandedTransaction, programId: Address, entry: FeedbackEntryRef): GiveFeedbackArgs | null {
+export function feedbackCreationIn(transaction: LandedTransaction, programId: Address, entry: FeedbackEntryRef): FeedbackCreation | null {
   if (transaction.err !== null) return null;
   for (const instruction of transaction.instructions) {
     if (instruction.programAddress !== programId) continue;
@@ -75,7 +83,13 @@ export function feedbackCreationIn(transaction: LandedTransaction, programId: Ad
       continue;
     }
     const args = decodeGiveFeedbackData(instruction.data);
-    if (args) return args;
+    if (args) return { args, paymentReceipt: paymentReceiptIn(accounts, programId) };
   }
   return null;
+}
+
+/** The payment_receipt slot: the program id (or a short account list) means none was passed. */
+function paymentReceiptIn(accounts: readonly Address[], programId: Address): Address | null {
+  const receipt = accounts[GIVE_FEEDBACK_ACCOUNT_INDEX.paymentReceipt];
+  return receipt === undefined || receipt === programId ? null : receipt;
 }

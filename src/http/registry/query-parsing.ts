@@ -1,6 +1,7 @@
 import { isAddress } from "@solana/kit";
 import type { AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
 import { decodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
+import { decodePaymentsCursor, type PaymentsCursor } from "../../domain/registry/payments-order.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import type { FeedbackFilter } from "../../domain/registry/feedback-selection.ts";
 import type { ServiceFilter } from "../../domain/registry/service-selection.ts";
@@ -19,10 +20,11 @@ export function parseAgentListQuery(query: AgentListQuery, categories: CategoryC
   const request: {
     -readonly [K in keyof AgentPageRequest]: AgentPageRequest[K];
   } = { limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit) };
-  if (query.cursor !== undefined) {
+  // A sort=payments cursor is read by parsePaymentsCursor.
+  if (query.cursor !== undefined && query.sort !== "payments") {
     const after = decodeAgentCursor(query.cursor);
     if (after) request.after = after;
-    else problems.push("cursor is not a cursor issued by this API");
+    else problems.push(decodePaymentsCursor(query.cursor) ? "cursor was issued for sort=payments; send that sort with it" : "cursor is not a cursor issued by this API");
   }
   if (query.q !== undefined) request.q = query.q;
   if (query.category !== undefined) request.categoryHash = categories.resolve(query.category);
@@ -31,6 +33,14 @@ export function parseAgentListQuery(query: AgentListQuery, categories: CategoryC
   if (owner !== undefined) request.owner = owner;
   throwIfAny(problems);
   return request;
+}
+
+/** The position a sort=payments page starts from (undefined: the first page). */
+export function parsePaymentsCursor(query: AgentListQuery): PaymentsCursor | undefined {
+  if (query.cursor === undefined) return undefined;
+  const cursor = decodePaymentsCursor(query.cursor);
+  if (cursor) return cursor;
+  throw new HttpError(400, [decodeAgentCursor(query.cursor) ? "cursor was issued for the default order, not sort=payments" : "cursor is not a cursor issued by this API"]);
 }
 
 export function parseFeedbackQuery(query: FeedbackQuery): FeedbackFilter {

@@ -63,6 +63,12 @@ export const AgentListQuery = t.Object(
         examples: ["1"],
       }),
     ),
+    sort: t.Optional(
+      enumSchema(["updated", "payments"], {
+        description:
+          "`updated` (default): updatedAt then nftMint, descending. `payments`: agents whose owner received payments settled through this facilitator first, most first (ties by owner, then nftMint, ascending), then every other agent in the default order; with `minPayments` only the former. A cursor belongs to the order that issued it.",
+      }),
+    ),
   },
   QUERY,
 );
@@ -192,7 +198,7 @@ export const AgentDetailView = t.Object(
 );
 export type AgentDetailView = typeof AgentDetailView.static;
 
-/** Field for field the x84 SDK's `FeedbackEntry` (`src/api/types.ts`), plus `revoked`. */
+/** Field for field the x84 SDK's `FeedbackEntry` (`src/api/types.ts`), plus `revoked` and `settledHere`. */
 export const FeedbackView = t.Object(
   {
     address: t.String(),
@@ -207,6 +213,12 @@ export const FeedbackView = t.Object(
     paymentToken: t.String({ description: "token mint; \"\" without payment proof" }),
     revoked: t.Boolean(),
     createdAt: IsoTime,
+    settledHere: t.Optional(
+      t.Boolean({
+        description:
+          "not an x84 SDK field: true when the payment receipt this feedback consumed as proof was settled through this facilitator; false when its give_feedback was read and named no such receipt; absent until that transaction is read (or while the settlement store cannot be read)",
+      }),
+    ),
   },
   { ...CLOSED, title: "Feedback" },
 );

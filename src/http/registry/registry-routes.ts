@@ -6,10 +6,14 @@ import type { PaymentsSummary } from "../../application/ports/payment-stats.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { encodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
+import type { FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
 import { createAgentPresenter } from "./agent-presenter.ts";
-import { parseAgentListQuery, parseFeedbackQuery, parseServicesQuery } from "./query-parsing.ts";
+import { parseAgentListQuery, parseFeedbackQuery, parsePaymentsCursor, parseServicesQuery } from "./query-parsing.ts";
+import { pageOfAgentsByPayments } from "../../application/registry/agents-by-payments.ts";
+import type { AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
+import { encodePaymentsCursor, type PaymentsCursor } from "../../domain/registry/payments-order.ts";
 import {
   AgentDetailView,
   AgentIdParams,
@@ -18,6 +22,7 @@ import {
   CategoryListView,
   FeedbackListView,
   FeedbackQuery,
+  type FeedbackView,
   ServiceListView,
   ServicesQuery,
 } from "./registry-models.ts";
@@ -41,12 +46,21 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
   const present = createAgentPresenter(categories);
   const categoryList = categories.list.map(({ name, hash }) => ({ name, hash }));
 
+  async function listByPayments(request: AgentPageRequest, cursor: PaymentsCursor | undefined, minPayments: number) {
+    if (!deps.payments) throw new HttpError(400, ["sort=payments needs the settlement store, which this service has not got"]);
+    // parseAgentListQuery leaves `after` (the default order's position) out under sort=payments.
+    const counts = await paymentCounts(deps.payments);
+    const page = await available(pageOfAgentsByPayments(index, counts, { ...request, minPayments, ...(cursor ? { cursor } : {}) }));
+    return { data: page.items.map(present.agent), cursor: { next: page.next ? encodePaymentsCursor(page.next) : null, hasMore: page.next !== null } };
+  }
+
   return new Elysia({ name: "registry-routes" })
     .get(
       "/agents",
       async ({ query }) => {
         const request = parseAgentListQuery(query, categories);
         const minPayments = query.minPayments === undefined ? 0 : Number(query.minPayments);
+        if (query.sort === "payments") return listByPayments(request, parsePaymentsCursor(query), minPayments);
         const page =
           minPayments > 0 && deps.payments
             ? await available(paymentCounts(deps.payments).then((counts) => pageOfPaidAgents(index, request, counts, minPayments)))
@@ -62,9 +76,9 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         detail: {
           operationId: "listAgents",
           tags: ["agents"],
-          summary: "Search and list agents, newest update first, with cursor pagination",
+          summary: "Search and list agents, newest update first (or by payments), with cursor pagination",
           description:
-            "Sorted by updated_at then nftMint, descending. Served from an index refreshed every 30 s (REGISTRY_CACHE_TTL_SECONDS). `minPayments` keeps agents whose owner received at least that many payments settled through this facilitator; such a page may hold fewer than `limit` agents while `cursor.hasMore` is true.",
+            "Sorted by updated_at then nftMint, descending; `sort=payments` lists first the agents whose owner received the most payments settled through this facilitator (counts refreshed every 30 s), then the rest in the default order. Served from an index refreshed every 30 s (REGISTRY_CACHE_TTL_SECONDS). `minPayments` keeps agents whose owner received at least that many payments settled through this facilitator; such a page may hold fewer than `limit` agents while `cursor.hasMore` is true. A cursor is only valid with the `sort` that issued it (else 400).",
         },
       },
     )
@@ -101,13 +115,20 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         const filter = parseFeedbackQuery(query);
         const entries = await available(index.listFeedback(nftMint, filter));
         if (!entries) throw agentNotFound();
-        return entries.map(present.feedback);
+        const settled = deps.payments ? await receiptsSettledHere(deps.payments, entries) : null;
+        return entries.map((entry) => withSettledHere(present.feedback(entry), entry, settled));
       },
       {
         params: AgentIdParams,
         query: FeedbackQuery,
         response: { 200: FeedbackListView, ...errorResponses([400, 404, 500, 503], NOT_FOUND) },
-        detail: { operationId: "listFeedback", tags: ["agents"], summary: "An agent's feedback, newest first; revoked entries only with includeRevoked=true" },
+        detail: {
+          operationId: "listFeedback",
+          tags: ["agents"],
+          summary: "An agent's feedback, newest first; revoked entries only with includeRevoked=true",
+          description:
+            "`settledHere` (beyond the x84 SDK's fields): true when the PaymentReceipt the entry's give_feedback consumed as payment proof is one a settlement through this facilitator confirmed; false when that transaction was read and it named no such receipt; absent while it is not read yet, or when the settlement store cannot be read.",
+        },
       },
     )
     .get(
@@ -126,6 +147,19 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
         detail: { operationId: "listServices", tags: ["agents"], summary: "An agent's services (mcp, a2a, api, web), by type and status" },
       },
     );
+}
+
+/** Receipts named by `entries` that were settled here; null (unknown) when the store does not answer. */
+async function receiptsSettledHere(payments: AgentPayments, entries: readonly FeedbackRecord[]): Promise<ReadonlySet<string> | null> {
+  const receipts = entries.flatMap((e) => (e.paymentReceipt ? [e.paymentReceipt] : []));
+  if (receipts.length === 0) return new Set();
+  return payments.settledReceipts(receipts).catch(() => null);
+}
+
+/** `settledHere` is said only when both the receipt (or its absence) and the store's answer are known. */
+function withSettledHere(view: FeedbackView, entry: FeedbackRecord, settled: ReadonlySet<string> | null): FeedbackView {
+  if (entry.paymentReceipt === undefined || settled === null) return view;
+  return { ...view, settledHere: entry.paymentReceipt !== null && settled.has(entry.paymentReceipt) };
 }
 
 /** The store not answering the counts is a 503 (the filter cannot be applied), not a 500. */

@@ -1,24 +1,20 @@
-import { BAZAAR, extractDiscoveryInfo, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
+import { BAZAAR, extractDiscoveryInfo } from "@x402/extensions/bazaar";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { CatalogueAccept, CatalogueLocator } from "../../domain/discovery/catalogue-entry.ts";
 import type { DeclarationReader, DeclarationReading } from "../../application/ports/discovery-declarations.ts";
+import { type BazaarValidator, createBazaarValidator } from "./bazaar-validator.ts";
 
 const ABSENT: DeclarationReading = Object.freeze({ kind: "absent" });
+const DROPPED: DeclarationReading = Object.freeze({ kind: "dropped" });
 const MAX_URL_LENGTH = 2_048;
-/** Validation verdicts kept, by the declaration's JSON: a seller sends the same one with every payment. */
-const MAX_CACHED_VERDICTS = 1_000;
 
 const invalid = (reason: string): DeclarationReading => ({ kind: "invalid", reason });
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/**
- * Reads the `bazaar` extension of a /verify or /settle body with @x402/extensions' own
- * validators: the protocol rules (validateDiscoveryExtensionSpec), `info` against its `schema`
- * (validateDiscoveryExtension) and the extraction (extractDiscoveryInfo: canonical URL,
- * routeTemplate rules, sanitised service metadata). x402 v2 payloads only: the spec does not ask
- * facilitators to catalogue v1, whose discovery had no schema.
- */
-function readDeclaration(body: unknown, validated: (extension: Record<string, unknown>) => string | null): DeclarationReading {
+type Parts = Readonly<{ extension: Record<string, unknown>; payload: Record<string, unknown>; requirements: Record<string, unknown> }>;
+
+/** The bazaar extension of an x402 v2 body and what the extraction needs, before any schema check. */
+function partsOf(body: unknown): Parts | DeclarationReading {
   if (!isObject(body) || !isObject(body["paymentPayload"]) || !isObject(body["paymentRequirements"])) return ABSENT;
   const payload = body["paymentPayload"];
   const requirements = body["paymentRequirements"];
@@ -26,17 +22,24 @@ function readDeclaration(body: unknown, validated: (extension: Record<string, un
   if (payload["x402Version"] !== 2 || !isObject(extensions) || !(BAZAAR.key in extensions)) return ABSENT;
   const extension = extensions[BAZAAR.key];
   if (!isObject(extension) || !isObject(extension["schema"])) return invalid("the bazaar extension must be an object with info and schema");
+  return { extension, payload, requirements };
+}
 
-  const problem = validated(extension);
-  if (problem !== null) return invalid(problem);
+const isParts = (value: Parts | DeclarationReading): value is Parts => "extension" in value;
 
+/**
+ * The declaration, with @x402/extensions' extraction (canonical URL, routeTemplate rules, sanitised
+ * service metadata). x402 v2 payloads only: the spec does not ask facilitators to catalogue v1,
+ * whose discovery had no schema.
+ */
+function declarationOf({ extension, payload, requirements }: Parts): DeclarationReading {
   const resource = payload["resource"];
   const url = isObject(resource) ? resource["url"] : resource;
   if (typeof url !== "string" || url.length > MAX_URL_LENGTH || !/^https?:\/\//i.test(url) || !URL.canParse(url)) return invalid("resource.url must be an absolute http(s) URL");
   const payloadForExtraction = { ...payload, resource: isObject(resource) ? resource : { url } };
   let discovered: ReturnType<typeof extractDiscoveryInfo>;
   try {
-    // Already validated above (with the same validator); extraction only reads.
+    // Validated before (read) or not needed (locate); extraction only reads.
     discovered = extractDiscoveryInfo(payloadForExtraction as unknown as PaymentPayload, requirements as unknown as PaymentRequirements, false);
   } catch (error) {
     return invalid(`bazaar: ${error instanceof Error ? error.message : String(error)}`);
@@ -68,43 +71,28 @@ function readDeclaration(body: unknown, validated: (extension: Record<string, un
 }
 
 /**
- * The package's two validators on one declaration: null when valid, else why. About 100 ms of CPU
- * each (the package builds a new Ajv per call), so verdicts are cached by the declaration's JSON.
+ * The Bazaar reader over @x402/extensions. `read` checks the declaration with the package's own
+ * validators (the protocol rules, then `info` against its `schema`) in a Worker (bazaar-validator.ts):
+ * the event loop only parses and extracts.
  */
-function validatorWithCache(): (extension: Record<string, unknown>) => string | null {
-  const verdicts = new Map<string, string | null>();
-  return (extension) => {
-    const json = JSON.stringify(extension);
-    const known = verdicts.get(json);
-    if (known !== undefined) return known;
-    const verdict = validate(extension);
-    if (verdicts.size >= MAX_CACHED_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
-    verdicts.set(json, verdict);
-    return verdict;
-  };
-}
-
-function validate(extension: Record<string, unknown>): string | null {
-  const spec = validateDiscoveryExtensionSpec(extension);
-  if (!spec.valid) return `bazaar: ${(spec.errors ?? []).join("; ")}`;
-  // SECURITY: `schema` is the payer's JSON and Ajv turns each `pattern` into a RegExp run on the
-  // payer's `info`: one catastrophic pattern would hold the event loop. Patterns are left out of
-  // the check (they only constrain example values); every other keyword is checked.
-  const checked = validateDiscoveryExtension({ ...extension, schema: withoutPatterns(extension["schema"]) } as never);
-  return checked.valid ? null : `bazaar: ${(checked.errors ?? []).join("; ")}`;
-}
-
-/** The Bazaar reader over @x402/extensions (one verdict cache per reader). */
-export function createBazaarDeclarationReader(): DeclarationReader {
-  const validated = validatorWithCache();
+export function createBazaarDeclarationReader(validate: BazaarValidator = createBazaarValidator()): DeclarationReader {
   return Object.freeze({
-    read: (body: unknown) => readDeclaration(body, validated),
+    async read(body: unknown): Promise<DeclarationReading> {
+      const parts = partsOf(body);
+      if (!isParts(parts)) return parts;
+      const verdict = await validate(parts.extension);
+      if (verdict.kind === "busy") return DROPPED;
+      if (verdict.problem !== null) return invalid(verdict.problem);
+      return declarationOf(parts);
+    },
     // The same extraction without the schema check: enough to name an entry, never to write one.
     locate: (body: unknown): CatalogueLocator | null => {
-      // SECURITY: no validator here. A /verify is free to the caller, and the package's spec check
-      // builds an Ajv per call; naming the entry is enough, since only an entry a validated
-      // settlement created is ever refreshed.
-      const reading = readDeclaration(body, () => null);
+      // SECURITY: no validator here. A /verify is free to the caller, and a schema check costs a
+      // Worker tens of ms; naming the entry is enough, since only an entry a validated settlement
+      // created is ever refreshed.
+      const parts = partsOf(body);
+      if (!isParts(parts)) return null;
+      const reading = declarationOf(parts);
       if (reading.kind !== "valid") return null;
       const { type, operation, resource, accept } = reading.declaration;
       return { type, operation, resource, payTo: accept.payTo };
@@ -131,16 +119,4 @@ function acceptOf(raw: Record<string, unknown>): CatalogueAccept | null {
     ...(typeof maxTimeoutSeconds === "number" ? { maxTimeoutSeconds } : {}),
     ...(isObject(extra) ? { extra } : {}),
   });
-}
-
-/** A copy of a JSON Schema without `pattern` and `patternProperties` keywords, at any depth. */
-function withoutPatterns(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutPatterns);
-  if (!isObject(schema)) return schema;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === "pattern" || key === "patternProperties") continue;
-    copy[key] = withoutPatterns(value);
-  }
-  return copy;
 }

@@ -219,9 +219,11 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     for (const kind of KINDS) kinds[kind].start(deps.feed ? FEED_WAIT_MS : 0);
   }
 
-  function withDetailUri(record: FeedbackRecord): FeedbackRecord {
+  function withCreationDetails(record: FeedbackRecord): FeedbackRecord {
     const detailUri = feedbackDetails?.detailUriOf(record.address);
-    return detailUri === undefined ? record : { ...record, detailUri };
+    const paymentReceipt = feedbackDetails?.paymentReceiptOf(record.address);
+    if (detailUri === undefined && paymentReceipt === undefined) return record;
+    return { ...record, ...(detailUri === undefined ? {} : { detailUri }), ...(paymentReceipt === undefined ? {} : { paymentReceipt }) };
   }
 
   /** A kind's model; starts the index first when it starts lazily. */
@@ -239,7 +241,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     getAgent: knownAgent,
     listFeedback: async (nftMint, filter) => {
       if (!(await knownAgent(nftMint))) return null;
-      return selectFeedback((await modelOf(feedback)).get(nftMint) ?? [], filter).map(withDetailUri);
+      return selectFeedback((await modelOf(feedback)).get(nftMint) ?? [], filter).map(withCreationDetails);
     },
     listServices: async (nftMint, filter) => {
       if (!(await knownAgent(nftMint))) return null;

@@ -215,6 +215,21 @@ CREATE INDEX discovery_resources_expires_idx ON discovery_resources (expires_at)
 CREATE INDEX settlements_settled_pay_to_idx ON settlements (pay_to, network, updated_at) WHERE state = 'settled';
 `;
 
+/**
+ * Which feedback was paid through this facilitator (docs/registry.md#settled-here): a receipt-mode
+ * settlement keeps the PaymentReceipt it was proven by (written by the claim statement itself, so
+ * settling costs no extra round trip), and a feedback entry keeps the receipt its give_feedback
+ * consumed, read with its detail URI. `payment_receipt_read` tells "no receipt" (NULL, read) from a
+ * row saved before receipts were read, which the reader reads again once.
+ */
+const ADD_PAYMENT_RECEIPTS = `
+ALTER TABLE settlements ADD COLUMN receipt text;
+CREATE INDEX settlements_receipt_idx ON settlements (receipt) WHERE receipt IS NOT NULL;
+ALTER TABLE feedback_detail_uris
+  ADD COLUMN payment_receipt      text,
+  ADD COLUMN payment_receipt_read boolean NOT NULL DEFAULT false;
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -229,6 +244,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 10, name: "settlement_status", sql: ADD_SETTLEMENT_STATUS }),
   Object.freeze({ version: 11, name: "webhook_outbox", sql: CREATE_WEBHOOK_OUTBOX }),
   Object.freeze({ version: 12, name: "discovery_resources", sql: CREATE_DISCOVERY_RESOURCES }),
+  Object.freeze({ version: 13, name: "payment_receipts", sql: ADD_PAYMENT_RECEIPTS }),
 ]);
 
 /** The schema version a fully migrated database reports. */

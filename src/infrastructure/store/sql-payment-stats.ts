@@ -17,7 +17,15 @@ const DISTINCT_PAYERS = `SELECT count(DISTINCT payer)::integer AS payers FROM se
 
 const COUNTS_BY_PAY_TO = `SELECT pay_to, count(*)::integer AS n FROM settlements WHERE network = $1 AND state = 'settled' GROUP BY pay_to`;
 
-/** Aggregates over the settlements table (served by settlements_settled_pay_to_idx, migration 12). */
+// The receipts travel as one JSON array in a text parameter, as in the feedback detail store.
+const SETTLED_RECEIPTS = `
+  SELECT receipt FROM settlements
+   WHERE receipt IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND network = $2 AND state = 'settled'`;
+
+/** Receipts per lookup: keeps one statement's parameter small whatever an agent's feedback count. */
+const RECEIPTS_PER_LOOKUP = 500;
+
+/** Aggregates over the settlements table (served by settlements_settled_pay_to_idx, migration 12, and settlements_receipt_idx, migration 13). */
 export function createSqlPaymentStats(db: SqlQueryable, network: string): PaymentStats {
   return Object.freeze({
     async summaryFor(payTo: string): Promise<PaymentsSummary> {
@@ -37,6 +45,14 @@ export function createSqlPaymentStats(db: SqlQueryable, network: string): Paymen
     async countsByPayTo(): Promise<ReadonlyMap<string, number>> {
       const rows = await db.query(COUNTS_BY_PAY_TO, [network]);
       return new Map(rows.map((row) => [String(row["pay_to"]), Number(row["n"])]));
+    },
+    async settledReceipts(receipts: readonly string[]): Promise<ReadonlySet<string>> {
+      const settled = new Set<string>();
+      for (let i = 0; i < receipts.length; i += RECEIPTS_PER_LOOKUP) {
+        const rows = await db.query(SETTLED_RECEIPTS, [JSON.stringify(receipts.slice(i, i + RECEIPTS_PER_LOOKUP)), network]);
+        for (const row of rows) settled.add(String(row["receipt"]));
+      }
+      return settled;
     },
   });
 }

@@ -26,8 +26,8 @@ export const MAX_UNRESOLVED_PAGE = 1000;
 
 const INSERT_CLAIM = `
   INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
-                           signature, wire_transaction, last_valid_block_height, fee_charge, api_key)
-  VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11::bigint, $12, $13)
+                           signature, wire_transaction, last_valid_block_height, fee_charge, api_key, receipt)
+  VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11::bigint, $12, $13, $14)
   ON CONFLICT DO NOTHING
   RETURNING ${SETTLEMENT_COLUMNS}`;
 
@@ -37,7 +37,7 @@ const RETAKE_FAILED_CLAIM = `
   UPDATE settlements
      SET payment_id = $2, payer = $3, pay_to = $4, asset = $5, amount = $6::numeric,
          network = $7, mode = $8, signature = $9, wire_transaction = $10,
-         last_valid_block_height = $11::bigint, fee_charge = $12, api_key = $13, state = 'pending', error = NULL,
+         last_valid_block_height = $11::bigint, fee_charge = $12, api_key = $13, receipt = $14, state = 'pending', error = NULL,
          attempts = attempts + 1, updated_at = now(), slot = NULL, submitted_at = NULL, pending_at = NULL,
          finished_at = NULL, corrected_at = NULL
    WHERE key = $1 AND state = 'failed'
@@ -68,11 +68,11 @@ const SELECT_BY_PAYMENT_ID = `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHER
  */
 const INSERT_CLAIMS = `
   INSERT INTO settlements (key, payment_id, payer, pay_to, asset, amount, network, mode,
-                           signature, wire_transaction, last_valid_block_height, fee_charge, api_key)
+                           signature, wire_transaction, last_valid_block_height, fee_charge, api_key, receipt)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[],
-                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[])
+                       $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::text[])
          AS d(key, payment_id, payer, pay_to, asset, amount, network, mode, signature,
-              wire_transaction, last_valid_block_height, fee_charge, api_key)
+              wire_transaction, last_valid_block_height, fee_charge, api_key, receipt)
    ORDER BY key
   ON CONFLICT DO NOTHING
   RETURNING key, created_at, updated_at`;
@@ -119,6 +119,8 @@ export const STATEMENTS_IN_FLIGHT = 2;
 /** Largest batches: a claim row carries the signed bytes (about 1 KB of base64 at most). */
 const MAX_CLAIMS_PER_STATEMENT = 200;
 const MAX_ROWS_PER_STATEMENT = 500;
+/** The parameters draftParams gives a claim, one array each in INSERT_CLAIMS. */
+const CLAIM_COLUMNS = 14;
 
 // Scoped to one network: another environment sharing the database reconciles its own records
 // against its own ledger; ours would find none of them and fail them as expired.
@@ -304,7 +306,7 @@ async function insertClaims(db: SqlQueryable, drafts: readonly SettlementDraft[]
   for (const draft of drafts) if (!first.has(draft.key)) first.set(draft.key, draft);
   const sent = [...first.values()];
   const columns = sent.map(draftParams);
-  const params = Array.from({ length: 13 }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
+  const params = Array.from({ length: CLAIM_COLUMNS }, (_, column) => arrayLiteral(columns.map((row) => row[column] as string | null)));
   const rows = await retryDeadlock(() => db.query(INSERT_CLAIMS, params));
   const insertedAt = new Map(rows.map((row) => [String(row["key"]), row]));
   return drafts.map((draft) => {
@@ -463,6 +465,7 @@ function draftParams(draft: SettlementDraft): readonly SqlParam[] {
     draft.lastValidBlockHeight === null ? null : draft.lastValidBlockHeight.toString(),
     feeChargeText(draft.feeCharge ?? null),
     draft.apiKey ?? null,
+    draft.receipt ?? null,
   ];
 }
 

@@ -44,12 +44,14 @@ export type GiveFeedbackTransaction = Readonly<{
   /** Program that runs the instruction: the registry program unless a forgery is recorded. */
   invokedProgram?: Address;
   err?: Json;
+  /** The PaymentReceipt passed as payment proof (writable: the program closes it); absent: none. */
+  paymentReceipt?: Address;
 }>;
 
 /**
  * getTransaction (`json`, maxSupportedTransactionVersion 0) of a v0 transaction holding a
- * SetComputeUnitLimit and give_feedback with its accounts in IDL order (no payment receipt: Anchor
- * puts the program id in that optional slot), the System createAccount CPI as an inner instruction,
+ * SetComputeUnitLimit and give_feedback with its accounts in IDL order (without `paymentReceipt`,
+ * Anchor puts the program id in that optional slot), the System createAccount CPI as an inner instruction,
  * balances and logs.
  */
 export async function giveFeedbackTransactionJson(tx: GiveFeedbackTransaction): Promise<Json> {
@@ -57,7 +59,8 @@ export async function giveFeedbackTransactionJson(tx: GiveFeedbackTransaction): 
   const [agent] = await findAgentPda(tx.programId, tx.nftMint);
   const invoked = tx.invokedProgram ?? tx.programId;
   // Signer first, then writable non-signers, then read-only non-signers (the compiled message order).
-  const accountKeys = [tx.reviewer, agent, tx.feedbackEntry, config, tx.nftMint, INSTRUCTIONS_SYSVAR, SYSTEM_PROGRAM, COMPUTE_BUDGET_PROGRAM, invoked];
+  const receipt = tx.paymentReceipt ? [tx.paymentReceipt] : [];
+  const accountKeys = [tx.reviewer, agent, tx.feedbackEntry, ...receipt, config, tx.nftMint, INSTRUCTIONS_SYSVAR, SYSTEM_PROGRAM, COMPUTE_BUDGET_PROGRAM, invoked];
   const index = (a: Address) => accountKeys.indexOf(a);
   const setComputeUnitLimit = Uint8Array.of(2, 0x40, 0x0d, 0x03, 0x00); // 200,000 units
   const createAccount = new Uint8Array(4 + 8 + 8 + 32);
@@ -84,9 +87,10 @@ export async function giveFeedbackTransactionJson(tx: GiveFeedbackTransaction): 
         `Program ${invoked} consumed 38061 of 199850 compute units`,
         failed ? `Program ${invoked} failed: custom program error: 0x1773` : `Program ${invoked} success`,
       ],
-      postBalances: [997_955_720, 3_500_000, 2_039_280, 1_500_000, 1_000_000, 0, 1, 1, 1_141_440],
+      // The receipt is closed in the transaction: its rent goes back to the reviewer.
+      postBalances: [997_955_720 + (receipt.length > 0 ? 1_398_960 : 0), 3_500_000, 2_039_280, ...receipt.map(() => 0), 1_500_000, 1_000_000, 0, 1, 1, 1_141_440],
       postTokenBalances: [],
-      preBalances: [1_000_000_000, 3_500_000, 0, 1_500_000, 1_000_000, 0, 1, 1, 1_141_440],
+      preBalances: [1_000_000_000, 3_500_000, 0, ...receipt.map(() => 1_398_960), 1_500_000, 1_000_000, 0, 1, 1, 1_141_440],
       preTokenBalances: [],
       returnData: null,
       rewards: [],
@@ -101,8 +105,8 @@ export async function giveFeedbackTransactionJson(tx: GiveFeedbackTransaction): 
         instructions: [
           { accounts: [], data: base58(setComputeUnitLimit), programIdIndex: index(COMPUTE_BUDGET_PROGRAM), stackHeight: null },
           {
-            // IDL order: reviewer, config, agent, nft_mint, feedback_entry, payment_receipt (absent), instructions_sysvar, system_program.
-            accounts: [tx.reviewer, config, agent, tx.nftMint, tx.feedbackEntry, invoked, INSTRUCTIONS_SYSVAR, SYSTEM_PROGRAM].map(index),
+            // IDL order: reviewer, config, agent, nft_mint, feedback_entry, payment_receipt (or the program id), instructions_sysvar, system_program.
+            accounts: [tx.reviewer, config, agent, tx.nftMint, tx.feedbackEntry, tx.paymentReceipt ?? invoked, INSTRUCTIONS_SYSVAR, SYSTEM_PROGRAM].map(index),
             data: base58(encodeGiveFeedbackData(tx.args)),
             programIdIndex: index(invoked),
             stackHeight: null,

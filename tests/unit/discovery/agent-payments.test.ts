@@ -9,7 +9,7 @@ import { agentIdentity, testAddress } from "../../registry/support/registry-fixt
 const SUMMARY: PaymentsSummary = { count: 1, volume: [{ asset: "USDC", amount: "5" }], distinctPayers: 1, last30Days: { count: 1, volume: [] }, firstAt: null, lastAt: null };
 
 function fakeStats() {
-  const calls = { summary: 0, counts: 0 };
+  const calls = { summary: 0, counts: 0, receipts: [] as string[][] };
   let fail = false;
   const stats: PaymentStats = {
     summaryFor: async () => {
@@ -21,6 +21,11 @@ function fakeStats() {
       calls.counts += 1;
       if (fail) throw new Error("store down");
       return new Map([["owner", calls.counts]]);
+    },
+    settledReceipts: async (receipts) => {
+      calls.receipts.push([...receipts]);
+      if (fail) throw new Error("store down");
+      return new Set(receipts.filter((r) => r.startsWith("settled")));
     },
   };
   return { stats, calls, failNext: (value: boolean) => (fail = value) };
@@ -53,6 +58,24 @@ describe("agent payments (settlement-store reads behind caches)", () => {
     expect((await payments.countsByOwner()).get("owner")).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect((await payments.countsByOwner()).get("owner")).toBe(2);
+  });
+
+  test("settled receipts: a settled one is remembered for good, an unsettled one is asked again after detailCacheMs, a failure is not cached", async () => {
+    const clock = createManualClock();
+    const { stats, calls, failNext } = fakeStats();
+    const payments = createAgentPayments({ stats, clock, detailCacheMs: 5_000 });
+    expect(await payments.settledReceipts(["settledA", "otherB", "settledA"])).toEqual(new Set(["settledA"]));
+    expect(await payments.settledReceipts(["settledA", "otherB"])).toEqual(new Set(["settledA"]));
+    expect(calls.receipts).toEqual([["settledA", "otherB"]]);
+    clock.advance(5_001);
+    expect(await payments.settledReceipts(["settledA", "otherB", "settledC"])).toEqual(new Set(["settledA", "settledC"]));
+    expect(calls.receipts.at(-1)).toEqual(["otherB", "settledC"]);
+    clock.advance(5_001);
+    failNext(true);
+    await expect(payments.settledReceipts(["otherB"])).rejects.toThrow("store down");
+    failNext(false);
+    expect(await payments.settledReceipts(["otherB", "settledA"])).toEqual(new Set(["settledA"]));
+    expect(calls.receipts.at(-1)).toEqual(["otherB"]);
   });
 });
 

@@ -19,8 +19,8 @@ function body(extensions: Record<string, unknown> | undefined, resource: unknown
 }
 
 describe("readBazaarDeclaration (the @x402/extensions 2.27.0 validators)", () => {
-  test("a stock declaration is valid: canonical URL without the query, method, sanitised service metadata, the paid requirement", () => {
-    const reading = readBazaarDeclaration(body({ bazaar: bazaarOf() }));
+  test("a stock declaration is valid: canonical URL without the query, method, sanitised service metadata, the paid requirement", async () => {
+    const reading = await readBazaarDeclaration(body({ bazaar: bazaarOf() }));
     expect(reading.kind).toBe("valid");
     if (reading.kind !== "valid") return;
     expect(reading.declaration).toMatchObject({
@@ -37,44 +37,44 @@ describe("readBazaarDeclaration (the @x402/extensions 2.27.0 validators)", () =>
     });
   });
 
-  test("no bazaar extension, no extensions, a v1 payload or a body that is not a payment: absent, nothing counted", () => {
-    expect(readBazaarDeclaration(body(undefined)).kind).toBe("absent");
-    expect(readBazaarDeclaration(body({ paymentId: "abc" })).kind).toBe("absent");
-    expect(readBazaarDeclaration({ paymentPayload: "eyJ4NDAyVmVyc2lvbiI6MX0=", paymentRequirements: requirements }).kind).toBe("absent");
-    expect(readBazaarDeclaration(null).kind).toBe("absent");
+  test("no bazaar extension, no extensions, a v1 payload or a body that is not a payment: absent, nothing counted", async () => {
+    expect((await readBazaarDeclaration(body(undefined))).kind).toBe("absent");
+    expect((await readBazaarDeclaration(body({ paymentId: "abc" }))).kind).toBe("absent");
+    expect((await readBazaarDeclaration({ paymentPayload: "eyJ4NDAyVmVyc2lvbiI6MX0=", paymentRequirements: requirements })).kind).toBe("absent");
+    expect((await readBazaarDeclaration(null)).kind).toBe("absent");
   });
 
-  test("info that fails its own schema is invalid (validateDiscoveryExtension)", () => {
+  test("info that fails its own schema is invalid (validateDiscoveryExtension)", async () => {
     const bad = bazaarOf();
     const broken = { ...bad, schema: { ...(bad["schema"] as object), required: ["input", "nonexistent"] } };
-    const reading = readBazaarDeclaration(body({ bazaar: broken }));
+    const reading = await readBazaarDeclaration(body({ bazaar: broken }));
     expect(reading.kind).toBe("invalid");
   });
 
-  test("a declaration breaking the protocol rules is invalid (validateDiscoveryExtensionSpec): unknown input type, bad method", () => {
+  test("a declaration breaking the protocol rules is invalid (validateDiscoveryExtensionSpec): unknown input type, bad method", async () => {
     const declared = bazaarOf("TRACE");
-    expect(readBazaarDeclaration(body({ bazaar: declared })).kind).toBe("invalid");
-    expect(readBazaarDeclaration(body({ bazaar: { info: { input: { type: "smtp" } }, schema: {} } })).kind).toBe("invalid");
-    expect(readBazaarDeclaration(body({ bazaar: "yes" })).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: declared }))).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: { info: { input: { type: "smtp" } }, schema: {} } }))).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: "yes" }))).kind).toBe("invalid");
   });
 
-  test("a declaration without a method (a server without bazaarResourceServerExtension) is invalid: it names no operation", () => {
+  test("a declaration without a method (a server without bazaarResourceServerExtension) is invalid: it names no operation", async () => {
     const declared = declareDiscoveryExtension({ input: { city: "Lisbon" } })["bazaar"];
-    expect(readBazaarDeclaration(body({ bazaar: declared as unknown as Record<string, unknown> })).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: declared as unknown as Record<string, unknown> }))).kind).toBe("invalid");
   });
 
-  test("a resource that is not an absolute http(s) URL is invalid", () => {
-    expect(readBazaarDeclaration(body({ bazaar: bazaarOf() }, { url: "ftp://files.example.com/x" })).kind).toBe("invalid");
-    expect(readBazaarDeclaration(body({ bazaar: bazaarOf() }, { url: "not a url" })).kind).toBe("invalid");
-    expect(readBazaarDeclaration(body({ bazaar: bazaarOf() }, null)).kind).toBe("invalid");
+  test("a resource that is not an absolute http(s) URL is invalid", async () => {
+    expect((await readBazaarDeclaration(body({ bazaar: bazaarOf() }, { url: "ftp://files.example.com/x" }))).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: bazaarOf() }, { url: "not a url" }))).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: bazaarOf() }, null))).kind).toBe("invalid");
   });
 
-  test("SECURITY: only the bazaar extension is echoed, never the payload's others (signatures, payment ids)", () => {
-    const reading = readBazaarDeclaration(body({ bazaar: bazaarOf(), signature: "c2VjcmV0", paymentId: "pay_123" }));
+  test("SECURITY: only the bazaar extension is echoed, never the payload's others (signatures, payment ids)", async () => {
+    const reading = await readBazaarDeclaration(body({ bazaar: bazaarOf(), signature: "c2VjcmV0", paymentId: "pay_123" }));
     expect(reading.kind === "valid" && Object.keys(reading.declaration.extensions)).toEqual(["bazaar"]);
   });
 
-  test("SECURITY: a catastrophic `pattern` in the payer's schema is not run (it would hold the event loop)", () => {
+  test("SECURITY: a catastrophic `pattern` in the payer's schema is not run (it would hold the event loop)", async () => {
     const declared = bazaarOf();
     const schema = declared["schema"] as { properties: { input: { properties: Record<string, unknown> } } };
     const evil = {
@@ -83,10 +83,10 @@ describe("readBazaarDeclaration (the @x402/extensions 2.27.0 validators)", () =>
       schema: { ...schema, properties: { ...schema.properties, input: { ...schema.properties.input, properties: { ...schema.properties.input.properties, queryParams: { type: "object", properties: { city: { type: "string", pattern: "^(a+)+$" } } } } } } },
     };
     // With the pattern run, (a+)+ against 40 a's and a "!" backtracks for minutes; without, this returns at once.
-    expect(readBazaarDeclaration(body({ bazaar: evil })).kind).toBe("valid");
+    expect((await readBazaarDeclaration(body({ bazaar: evil }))).kind).toBe("valid");
   });
 
-  test("locate names the entry without any validator (what a /verify refresh uses); nothing for an absent declaration", () => {
+  test("locate names the entry without any validator (what a /verify refresh uses); nothing for an absent declaration", async () => {
     const bad = bazaarOf();
     const failingSchema = { ...bad, schema: { ...(bad["schema"] as object), required: ["input", "nonexistent"] } };
     expect(reader.locate(body({ bazaar: failingSchema }))).toEqual({ type: "http", operation: "GET", resource: "https://api.example.com/weather", payTo: PAY_TO });
@@ -96,8 +96,8 @@ describe("readBazaarDeclaration (the @x402/extensions 2.27.0 validators)", () =>
     expect(reader.locate(body({ bazaar: bazaarOf("TRACE") }))).toEqual({ type: "http", operation: "TRACE", resource: "https://api.example.com/weather", payTo: PAY_TO });
   });
 
-  test("an external $ref in the schema is refused by the package's validator", () => {
+  test("an external $ref in the schema is refused by the package's validator", async () => {
     const declared = bazaarOf();
-    expect(readBazaarDeclaration(body({ bazaar: { ...declared, schema: { $ref: "https://evil.example.com/schema.json" } } })).kind).toBe("invalid");
+    expect((await readBazaarDeclaration(body({ bazaar: { ...declared, schema: { $ref: "https://evil.example.com/schema.json" } } }))).kind).toBe("invalid");
   });
 });

@@ -38,7 +38,7 @@ function fakeStore(options: { fail?: boolean; known?: boolean; gate?: Promise<vo
 function recorderWith(reading: DeclarationReading, store: DiscoveryStore, extra: { maxQueued?: number; maxEntryBytes?: number } = {}) {
   const outcomes: DeclarationOutcome[] = [];
   const recorder = createDiscoveryRecorder({
-    read: { read: () => reading, locate: () => (reading.kind === "valid" ? { ...reading.declaration, payTo: reading.declaration.accept.payTo } : null) },
+    read: { read: async () => reading, locate: () => (reading.kind === "valid" ? { ...reading.declaration, payTo: reading.declaration.accept.payTo } : null) },
     store,
     limits: { ttlSeconds: 60, maxEntriesPerPayTo: 10, maxEntryBytes: extra.maxEntryBytes ?? 16_384 },
     logger: silentLogger,
@@ -61,12 +61,21 @@ describe("discovery recorder (after the answer, bounded, never failing a payment
     expect(outcomes).toEqual(["recorded", "unlisted"]);
   });
 
+  test("a declaration the validator had no room for is counted as dropped and writes nothing", async () => {
+    const { store, calls } = fakeStore();
+    const { recorder, outcomes } = recorderWith({ kind: "dropped" }, store);
+    recorder.observe({ kind: "settle", body: {}, ok: true });
+    await recorder.idle();
+    expect(calls).toEqual([]);
+    expect(outcomes).toEqual(["dropped"]);
+  });
+
   test("observe returns before anything is read or written: the work starts after the answer", async () => {
     const { store, calls } = fakeStore();
     let reads = 0;
     const recorder = createDiscoveryRecorder({
       read: {
-        read: () => {
+        read: async () => {
           reads += 1;
           return { kind: "valid", declaration };
         },
@@ -89,7 +98,7 @@ describe("discovery recorder (after the answer, bounded, never failing a payment
     let validations = 0;
     const recorder = createDiscoveryRecorder({
       read: {
-        read: () => {
+        read: async () => {
           validations += 1;
           return { kind: "valid", declaration };
         },

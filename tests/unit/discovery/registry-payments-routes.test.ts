@@ -27,7 +27,7 @@ function setup(payments: AgentPayments) {
 describe("registry payments through app.handle (hand-written payments source, real index over a fake ledger)", () => {
   test("the detail carries `payments` scoped as settled through this facilitator, for the agent's owner", async () => {
     const owners: string[] = [];
-    const get = setup({ summaryFor: async (owner) => (owners.push(owner), SUMMARY), countsByOwner: async () => new Map() });
+    const get = setup({ summaryFor: async (owner) => (owners.push(owner), SUMMARY), countsByOwner: async () => new Map(), settledReceipts: async () => new Set() });
     const { status, body } = await get(`/agents/${agentIdentity(1).nftMint}`);
     expect(status).toBe(200);
     expect(body["payments"]).toEqual({ scope: "settled through this facilitator", ...SUMMARY });
@@ -35,7 +35,7 @@ describe("registry payments through app.handle (hand-written payments source, re
   });
 
   test("a store that cannot answer leaves `payments` out of the detail (200), and makes minPayments a 503, never a 500", async () => {
-    const get = setup({ summaryFor: async () => Promise.reject(new Error("connection refused")), countsByOwner: async () => Promise.reject(new Error("connection refused")) });
+    const get = setup({ summaryFor: async () => Promise.reject(new Error("connection refused")), countsByOwner: async () => Promise.reject(new Error("connection refused")), settledReceipts: async () => Promise.reject(new Error("connection refused")) });
     const detail = await get(`/agents/${agentIdentity(1).nftMint}`);
     expect(detail.status).toBe(200);
     expect("payments" in detail.body).toBe(false);
@@ -47,7 +47,7 @@ describe("registry payments through app.handle (hand-written payments source, re
   test("minPayments keeps agents whose owner reached it; without it the list never asks for counts", async () => {
     let asked = 0;
     const counts = new Map([[agentIdentity(2).owner as string, 2]]);
-    const get = setup({ summaryFor: async () => SUMMARY, countsByOwner: async () => (asked++, counts) });
+    const get = setup({ summaryFor: async () => SUMMARY, countsByOwner: async () => (asked++, counts), settledReceipts: async () => new Set() });
     expect(((await get("/agents")).body["data"] as unknown[]).length).toBe(3);
     expect(asked).toBe(0);
     const paid = await get("/agents?minPayments=2");

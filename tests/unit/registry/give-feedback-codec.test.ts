@@ -59,7 +59,14 @@ describe("give_feedback instruction codec (IDL)", () => {
 describe("finding the give_feedback that created an entry (SECURITY: only the registry program's, in a successful transaction, for this entry)", () => {
   test("found among the instructions (top-level and inner ones are one list), whatever comes before it", () => {
     const other: LandedInstruction = { programAddress: testAddress(8, 1), accounts: [], data: Uint8Array.of(2, 0, 0, 0, 0) };
-    expect(feedbackCreationIn({ err: null, instructions: [other, giveFeedback()] }, PROGRAM_ID, entry)?.detailUri).toBe(ARGS.detailUri);
+    expect(feedbackCreationIn({ err: null, instructions: [other, giveFeedback()] }, PROGRAM_ID, entry)?.args.detailUri).toBe(ARGS.detailUri);
+  });
+
+  test("the payment_receipt slot: the program id (Anchor's absent optional account) is none, any other address is the receipt consumed", () => {
+    expect(feedbackCreationIn({ err: null, instructions: [giveFeedback()] }, PROGRAM_ID, entry)?.paymentReceipt).toBeNull();
+    const receipt = testAddress(7, 9);
+    const withReceipt = giveFeedback({ accounts: [entry.reviewer, testAddress(7, 1), testAddress(7, 2), entry.nftMint, entry.address, receipt, testAddress(7, 3), testAddress(7, 4)] });
+    expect(feedbackCreationIn({ err: null, instructions: [withReceipt] }, PROGRAM_ID, entry)?.paymentReceipt).toBe(receipt);
   });
 
   test("refused: a failed transaction, another program, the entry in another slot, another reviewer or mint, data that is not give_feedback", () => {

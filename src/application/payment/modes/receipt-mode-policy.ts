@@ -27,6 +27,7 @@ export function receiptModePolicy(id: ReceiptModeExtensions["mode"], aliases: re
           key: modeSettlementKey(id, verified.paymentId),
           mode: id,
           txSignature: verified.txSignature,
+          receipt: verified.receiptPda ?? null,
           // SECURITY: the key already carries the paymentId (one record per mode payment). It is not
           // stored in the shared paymentId column, where a standard payment could otherwise take a
           // public on-chain receipt's id first and block the real payment from being recorded.

@@ -1,0 +1,32 @@
+import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * @x402/extensions' two validators on one bazaar extension: the protocol rules
+ * (validateDiscoveryExtensionSpec) and `info` against its `schema` (validateDiscoveryExtension).
+ * Null when valid, else why. The package builds a new Ajv and compiles the schema on every call
+ * (tens of ms of CPU): it runs in the validation Worker (bazaar-validation-worker.ts), never on
+ * the service's event loop.
+ */
+export function validateBazaarExtension(extension: Record<string, unknown>): string | null {
+  const spec = validateDiscoveryExtensionSpec(extension as never);
+  if (!spec.valid) return `bazaar: ${(spec.errors ?? []).join("; ")}`;
+  // SECURITY: `schema` is the payer's JSON and Ajv turns each `pattern` into a RegExp run on the
+  // payer's `info`: one catastrophic pattern would hold the thread. Patterns are left out of the
+  // check (they only constrain example values); every other keyword is checked.
+  const checked = validateDiscoveryExtension({ ...extension, schema: withoutPatterns(extension["schema"]) } as never);
+  return checked.valid ? null : `bazaar: ${(checked.errors ?? []).join("; ")}`;
+}
+
+/** A copy of a JSON Schema without `pattern` and `patternProperties` keywords, at any depth. */
+function withoutPatterns(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutPatterns);
+  if (!isObject(schema)) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "pattern" || key === "patternProperties") continue;
+    copy[key] = withoutPatterns(value);
+  }
+  return copy;
+}
