@@ -2,7 +2,8 @@ import { getBase58Encoder, type ReadonlyUint8Array } from "@solana/kit";
 
 /**
  * Base58 for the hot paths (registry account decoding, the embedded ledger's keys and
- * signatures). kit's codec goes through a BigInt per character; this byte-array carry gives the
+ * signatures, the facilitator's signatures and new keys). kit's codec goes through a BigInt per
+ * character; these carries over plain numbers (limbs of 58^5 for text, bytes for bytes) give the
  * identical text and bytes several times faster (the facilitator's bench/codecs.ts measures the gap;
  * tests/fast-base58.test.ts compares both directions with kit on random inputs).
  * Text outside the alphabet is handed to kit, so errors stay kit's own.
