@@ -25,6 +25,7 @@ import { facilitatorVerifyRoutes } from "../src/http/facilitator/verify-routes.t
 import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { serveLocalLedgerRpc } from "../src/infrastructure/ledger/local-ledger.ts";
 import { createRpcLedger } from "../src/infrastructure/ledger/rpc-ledger.ts";
+import type { Ledger } from "../src/application/ports/ledger.ts";
 
 export const USDC = DEVNET_USDC_MINT as Address;
 
@@ -46,11 +47,25 @@ async function serveLedger(setup: CompareSetup): Promise<void> {
   ready({ url: rpc.url });
 }
 
+/** Counts the ledger calls our /verify makes, by method (read by the parent through GET /bench-calls). */
+function countedLedger(ledger: Ledger, calls: Map<string, number>): Ledger {
+  // A copy, not a Proxy: the ledger object is frozen, and a Proxy may not change a frozen property.
+  const counted: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(ledger)) {
+    counted[name] = typeof value !== "function" ? value : (...args: unknown[]) => {
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      return (value as (...a: unknown[]) => unknown).apply(ledger, args);
+    };
+  }
+  return counted as Ledger;
+}
+
 function serveOurs(setup: CompareSetup, rpcUrl: string): void {
-  const ledger = createRpcLedger({ url: rpcUrl });
+  const calls = new Map<string, number>();
+  const ledger = countedLedger(createRpcLedger({ url: rpcUrl }), calls);
   const app = new Elysia().use(errorLayer(silentLogger)).use(
     facilitatorVerifyRoutes(withVerify(pipelineDeps(ledger, [setup.feePayer]))),
-  );
+  ).get("/bench-calls", () => Object.fromEntries(calls));
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
   ready({ url: `http://127.0.0.1:${server.port}/verify` });
 }

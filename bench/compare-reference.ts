@@ -9,6 +9,8 @@
  *
  *   npx bun bench/compare-reference.ts [--seconds 10] [--connections 32] [--pool 2000] [--rounds 1] [--bun-load]
  *
+ * BENCH_PROFILE_DIR=<dir> makes every child (ledger, reference, ours) write a CPU profile there when it stops.
+ *
  * Every server is its own process; the load comes from wrk (or a Bun child) in another one. Load
  * goes to 127.0.0.1 only and each phase is bounded by --seconds. Each phase builds a fresh pool of
  * payments, so no blockhash expires (150 slots, 60 s) during the phase. On a shared machine, use
@@ -43,7 +45,10 @@ function hex(bytes: Uint8Array): string {
 type Child = Readonly<{ process: Bun.Subprocess<"ignore", "pipe", "inherit">; ready: Record<string, string> }>;
 
 async function startRole(role: Role, env: Record<string, string>): Promise<Child> {
-  const child = Bun.spawn([process.execPath, import.meta.path, "--role", role], {
+  // BENCH_PROFILE_DIR: each child writes a CPU profile there when it stops (SIGTERM exits cleanly).
+  const profile = process.env["BENCH_PROFILE_DIR"];
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`, `--cpu-prof-name=verify-${role}-${Date.now()}.cpuprofile`] : [];
+  const child = Bun.spawn([process.execPath, ...flags, import.meta.path, "--role", role], {
     env: { ...process.env, ...env },
     stdout: "pipe",
     stderr: "inherit",
@@ -89,6 +94,13 @@ async function buildOfficialBodies(
   return { verify: verify.slice(0, count), simulate: simulate.slice(0, count) };
 }
 
+/** Our server's ledger calls so far, by method (its GET /bench-calls); nothing for the other servers. */
+async function ledgerCalls(verifyUrl: string | null): Promise<Record<string, number>> {
+  if (verifyUrl === null) return {};
+  const response = await fetch(verifyUrl.replace(/\/verify$/, "/bench-calls"));
+  return (await response.json()) as Record<string, number>;
+}
+
 function rps(result: LoadResult): number {
   return result.requests / result.seconds;
 }
@@ -129,10 +141,11 @@ async function main(): Promise<void> {
   const withRpc = JSON.stringify({ ...setup, rpcUrl });
   const children: Child[] = [ledger];
   const rounds: Round[] = [];
+  let ours: Child | undefined;
   try {
     const reference = await startRole("reference", { COMPARE_SETUP: withRpc, COMPARE_FEE_PAYER_SEED: hex(feePayerSeed) });
     children.push(reference);
-    const ours = await startRole("ours", { COMPARE_SETUP: withRpc });
+    ours = await startRole("ours", { COMPARE_SETUP: withRpc });
     children.push(ours);
     const phase = async (name: string, url: string, pick: "verify" | "simulate", pid?: number): Promise<LoadResult> => {
       // A fresh pool per phase: the official client fetches a current blockhash for each payment.
@@ -141,12 +154,16 @@ async function main(): Promise<void> {
       await runLoad({ url, bodies: bodies[pick].slice(0, 300), seconds: 2, connections, generator, ...expect });
       const watched = pid === undefined ? [ledger.process.pid] : [pid, ledger.process.pid];
       const before = watched.map((p) => cpuMs(p));
+      const callsBefore = await ledgerCalls(pid === ours?.process.pid ? url : null);
       const result = await runLoad({ url, bodies: bodies[pick], seconds, connections, generator, ...expect });
+      const callsAfter = await ledgerCalls(pid === ours?.process.pid ? url : null);
       const perRequest = watched.map((p, i) => ((cpuMs(p) - (before[i] ?? 0)) * 1000) / Math.max(1, result.requests));
       const cpu = pid === undefined
         ? `ledger ${perRequest[0]?.toFixed(0)} µs`
         : `server ${perRequest[0]?.toFixed(0)} µs + ledger ${perRequest[1]?.toFixed(0)} µs`;
       console.log(`${line(name, result, pid === undefined ? undefined : peakRssMiB(pid))}  CPU/request: ${cpu}`);
+      const perCall = Object.entries(callsAfter).map(([method, n]) => `${method} ${((n - (callsBefore[method] ?? 0)) / Math.max(1, result.requests)).toFixed(2)}`);
+      if (perCall.length > 0) console.log(`  ledger RPC calls per request: ${perCall.join(", ")}`);
       return result;
     };
     for (let round = 1; round <= roundCount; round++) {

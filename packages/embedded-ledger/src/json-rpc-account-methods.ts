@@ -1,4 +1,4 @@
-import { getBase58Decoder, isAddress, type Address } from "@solana/kit";
+import { getBase58Decoder, type Address } from "@solana/kit";
 import type { ProgramAccountFilter } from "./ports.ts";
 import type { AccountUpdate, EmbeddedAccount, EmbeddedLedger } from "./embedded-ledger.ts";
 import {
@@ -14,6 +14,7 @@ import {
   type Params,
 } from "./json-rpc-protocol.ts";
 import { formatUiAmount, type TokenAccountUpdate } from "./token-state.ts";
+import { isAddressText } from "./base58.ts";
 
 export type RpcMethod = (params: Params) => unknown;
 export type RpcMethodTable = Readonly<Record<string, RpcMethod>>;
@@ -94,7 +95,7 @@ function accountUpdateOf(raw: unknown): AccountUpdate {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalidParams("Invalid param: account update must be an object");
   const u = raw as Record<string, unknown>;
   const owner = u["owner"];
-  if (owner !== undefined && (typeof owner !== "string" || !isAddress(owner))) throw invalidParams("Invalid param: owner is not a valid base58 address");
+  if (owner !== undefined && (typeof owner !== "string" || !isAddressText(owner))) throw invalidParams("Invalid param: owner is not a valid base58 address");
   const data = u["data"];
   if (data !== undefined && typeof data !== "string") throw invalidParams("Invalid param: data must be a hex string");
   const executable = u["executable"];
@@ -112,7 +113,7 @@ function accountUpdateOf(raw: unknown): AccountUpdate {
 function someAccountOf(value: unknown, name: string): Address | null | undefined {
   if (value === undefined) return undefined;
   if (value === null || value === "null") return null;
-  if (typeof value !== "string" || !isAddress(value)) throw invalidParams(`Invalid param: ${name} is not a valid base58 address`);
+  if (typeof value !== "string" || !isAddressText(value)) throw invalidParams(`Invalid param: ${name} is not a valid base58 address`);
   return value;
 }
 

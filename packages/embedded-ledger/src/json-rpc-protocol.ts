@@ -1,6 +1,6 @@
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { getBase58Encoder, getBase64Decoder, getBase64Encoder, isAddress, type Address, type Signature } from "@solana/kit";
-import { isSignatureText } from "./base58.ts";
+import { getBase58Encoder, getBase64Decoder, getBase64Encoder, type Address, type Signature } from "@solana/kit";
+import { isAddressText, isSignatureText } from "./base58.ts";
 
 /** JSON-RPC 2.0 and Solana server error codes. */
 export const RPC_ERRORS = Object.freeze({
@@ -59,7 +59,7 @@ export function param(params: Params, index: number): unknown {
 
 export function addressParam(params: Params, index: number, name = "pubkey"): Address {
   const value = params[index];
-  if (typeof value !== "string" || !isAddress(value)) throw invalidParams(`Invalid param: ${name} is not a valid base58 address`);
+  if (typeof value !== "string" || !isAddressText(value)) throw invalidParams(`Invalid param: ${name} is not a valid base58 address`);
   return value;
 }
 

@@ -221,7 +221,12 @@ export function createTransactionExecutor(deps: ExecutorDeps): TransactionExecut
   function accountsAfter(addresses: readonly Address[] | undefined, simulated: SimulatedTransactionInfo | null): (SimulatedAccount | null)[] | null {
     if (addresses === undefined) return null;
     const post = new Map<string, RawAccount>();
-    for (const entry of simulated?.postAccounts() ?? []) post.set(addressOf(entry.address), entry.account());
+    const wanted = new Set<string>(addresses);
+    // Only the asked accounts are copied out of the simulation (each copy crosses into Rust).
+    for (const entry of simulated?.postAccounts() ?? []) {
+      const address = addressOf(entry.address);
+      if (wanted.has(address)) post.set(address, entry.account());
+    }
     return addresses.map((address) => snapshotOf(address, post.get(address) ?? raw.getAccount(base58Bytes(address))));
   }
 

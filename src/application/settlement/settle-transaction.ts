@@ -1,4 +1,5 @@
-import { type Signature, type SignatureBytes, type Transaction, getBase58Decoder, getBase64Decoder, getTransactionEncoder } from "@solana/kit";
+import { type Signature, type SignatureBytes, type Transaction, getBase64Decoder, getTransactionEncoder } from "@solana/kit";
+import { base58Text } from "@x84/solana-wire";
 import { isCoded } from "../../domain/coded-error.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import { nowOf, systemClock } from "../ports/clock.ts";
@@ -187,7 +188,7 @@ async function signAndClaim(
     signatures: { ...candidate.transaction.signatures, [candidate.feePayer]: signatureBytes as SignatureBytes },
   };
   const wire = new Uint8Array(getTransactionEncoder().encode(signed));
-  const signature = getBase58Decoder().decode(signatureBytes) as Signature;
+  const signature = base58Text(signatureBytes) as Signature;
   const draft = { ...draftOf(candidate, deps.network, { signature, wireTransaction: getBase64Decoder().decode(wire), lastValidBlockHeight }), feeCharge, apiKey };
   const claim = candidate.budget ? await deps.store.claimWithinBudget(draft, candidate.budget) : await deps.store.claim(draft);
   return { claim, wire, signature };

@@ -1,4 +1,5 @@
 import { getAddressDecoder, type Address } from "@solana/kit";
+import { base58Text } from "@x84/solana-wire";
 
 const addressDecoder = getAddressDecoder();
 
@@ -16,7 +17,8 @@ export function createAddressCache(capacity = 50_000): AddressCache {
     const key = cacheKeyOf(bytes);
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
-    const address = addressDecoder.decode(bytes);
+    // 32 bytes are always an address: kit's decoder would only add a slower base58.
+    const address = base58Text(bytes) as Address;
     if (cache.size >= capacity) {
       const oldest = cache.keys().next();
       if (!oldest.done) cache.delete(oldest.value);

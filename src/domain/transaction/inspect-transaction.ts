@@ -1,5 +1,4 @@
 import {
-  getBase64Encoder,
   type Address,
   type ReadonlyUint8Array,
   type SignatureBytes,
@@ -8,6 +7,7 @@ import {
   type TransactionMessageBytes,
 } from "@solana/kit";
 import { reject, type Rejection } from "../rejection.ts";
+import { fromBase64 } from "../codecs/base64.ts";
 import { createAddressCache } from "./address-cache.ts";
 import { decodeInstructionMeaning } from "./decode-instruction.ts";
 import type { InspectedInstruction, SignatureSlot, TransactionView } from "./transaction-view.ts";
@@ -15,7 +15,6 @@ import { parseWireTransaction, type RawTransaction } from "@x84/solana-wire";
 
 export type InspectionResult = Readonly<{ ok: true; view: TransactionView }> | Readonly<{ ok: false; rejection: Rejection }>;
 
-const base64Encoder = getBase64Encoder();
 const addresses = createAddressCache();
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -30,7 +29,8 @@ export function decodeBase64Transaction(base64: string): Uint8Array | Rejection 
     return reject("TRANSACTION_TOO_LARGE", `transaction is over ${MAX_DECODED_BYTES} bytes`);
   }
   if (!BASE64.test(base64)) return reject("INVALID_TRANSACTION", "transaction is not valid base64");
-  return new Uint8Array(base64Encoder.encode(base64));
+  // The pattern above is the strictness; past it the native decoder gives kit's bytes, faster.
+  return fromBase64(base64);
 }
 
 /**

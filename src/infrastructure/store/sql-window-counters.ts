@@ -24,6 +24,8 @@ const SUBTRACT = `
 const PRUNE = `DELETE FROM fee_budget_windows WHERE starts_with(scope, $2) AND window_id < $1::bigint`;
 
 const MAX_CALLS_PER_STATEMENT = 500;
+/** Charge statements running at once per process (see `add` below). */
+const CHARGES_IN_FLIGHT = 2;
 
 type Change = Readonly<{ window: number; scopes: readonly string[]; amount: bigint }>;
 
@@ -83,9 +85,12 @@ export function createSqlWindowCounters(db: SqlQueryable, namespace = "fee-budge
     return changes.map(() => undefined);
   }
 
-  // One at a time: a fee charge runs beside the pre-signing ledger reads, which take longer, and
-  // every charge of a fee payer locks that fee payer's row anyway.
-  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
+  // Two charges in flight, as claims and finishes: since simulation-before-signing the charge runs
+  // after the ledger reads, in sequence on every settlement's path, and with one a settlement that
+  // arrives just after a batch left waits for two commits. The second statement meets the first
+  // on the fee payer's row lock and adds to its committed total, exactly as two replicas' batches
+  // do (the SECURITY note above), so the add-then-compare stays exact.
+  const add = createBatcher(addMany, { maxBatch: MAX_CALLS_PER_STATEMENT, maxInFlight: CHARGES_IN_FLIGHT });
   const subtract = createBatcher(subtractMany, { maxBatch: MAX_CALLS_PER_STATEMENT });
   return Object.freeze({
     add: (window: number, scopes: readonly string[], amount: bigint) => countersError(add({ window, scopes, amount })),

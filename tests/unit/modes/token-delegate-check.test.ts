@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { none, some } from "@solana/kit";
-import { AccountState, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { AccountState, getTokenDecoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { isSome, type Address } from "@solana/kit";
 import { createTokenAccountViews, toTokenAccountView } from "../../../src/application/payment/token-accounts.ts";
 import { checkTokenDelegate, type TokenAccountView, type TokenDelegateUse } from "../../../src/domain/modes/token-delegate-check.ts";
 import type { ReasonCode } from "../../../src/domain/reason-codes.ts";
@@ -60,6 +61,50 @@ describe("toTokenAccountView (SPL Token bytes from @solana-program/token's encod
     expect(toTokenAccountView({ address: SOURCE, owner: testAddress(9), lamports: 1n, data: bytes, executable: false })).toBeNull();
     expect(toTokenAccountView({ address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data: bytes.subarray(0, 100), executable: false })).toBeNull();
     expect(toTokenAccountView(null)).toBeNull();
+  });
+
+  test("reads the same fields as @solana-program/token's decoder, for random accounts at any byte offset", () => {
+    const random = () => testAddress(1 + Math.floor(Math.random() * 250));
+    for (let n = 0; n < 200; n++) {
+      const encoded = getTokenEncoder().encode({
+        mint: random(),
+        owner: random(),
+        amount: BigInt(Math.floor(Math.random() * 2 ** 52)) * 4099n,
+        delegate: n % 2 === 0 ? some(random()) : none(),
+        state: n % 3 === 0 ? AccountState.Frozen : AccountState.Initialized,
+        isNative: n % 5 === 0 ? some(2_039_280n) : none(),
+        delegatedAmount: BigInt(n) * 1_000_003n,
+        closeAuthority: n % 7 === 0 ? some(random()) : none(),
+      });
+      // The account inside a larger buffer, as a node's decoded answer can be.
+      const buffer = new Uint8Array(encoded.length + 16);
+      buffer.set(encoded, 7);
+      const data = buffer.subarray(7, 7 + encoded.length);
+      const expected = getTokenDecoder().decode(data);
+      expect(toTokenAccountView({ address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data, executable: false })).toEqual({
+        address: SOURCE,
+        mint: expected.mint,
+        owner: expected.owner,
+        amount: expected.amount,
+        delegate: isSome(expected.delegate) ? (expected.delegate.value as Address) : null,
+        delegatedAmount: expected.delegatedAmount,
+        frozen: expected.state === AccountState.Frozen,
+      });
+    }
+  });
+
+  test("refuses what the token program's unpack refuses: uninitialized, an unknown state, a COption tag other than 0 or 1", () => {
+    const at = (edit: (data: Uint8Array) => void) => {
+      const data = new Uint8Array(bytes);
+      edit(data);
+      return toTokenAccountView({ address: SOURCE, owner: TOKEN_PROGRAM_ADDRESS, lamports: 1n, data, executable: false });
+    };
+    expect(at(() => {})).not.toBeNull();
+    expect(at((d) => void (d[108] = 0))).toBeNull();
+    expect(at((d) => void (d[108] = 3))).toBeNull();
+    expect(at((d) => void (d[72] = 2))).toBeNull();
+    expect(at((d) => void (d[109] = 2))).toBeNull();
+    expect(at((d) => void (d[129] = 2))).toBeNull();
   });
 
   test("a views cache decodes each snapshot object once; separate caches share nothing", () => {
