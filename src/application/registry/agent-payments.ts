@@ -93,8 +93,9 @@ export async function pageOfPaidAgents(
     const page = await index.listAgents({ ...request, limit: 100, ...(after ? { after } : {}) });
     for (const agent of page.items) {
       scanned += 1;
-      after = { updatedAt: agent.identity.updatedAt, nftMint: agent.identity.nftMint };
-      if ((counts.get(agent.identity.owner) ?? 0) < minPayments) continue;
+      const { identity } = agent;
+      after = { updatedAt: identity.updatedAt, nftMint: identity.nftMint };
+      if ((counts.get(identity.owner) ?? 0) < minPayments) continue;
       items.push(agent);
       if (items.length === request.limit) return { items, nextKey: after };
     }

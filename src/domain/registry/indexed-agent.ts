@@ -1,7 +1,6 @@
 import type { Address, ReadonlyUint8Array } from "@solana/kit";
 import type { AgentIdentity } from "./agent-identity.ts";
 import type { AgentRecord } from "./agent-record.ts";
-import { base58Bytes, base58Text } from "@x84/solana-wire";
 import { toHex } from "./borsh-codecs.ts";
 
 /**
@@ -24,14 +23,14 @@ export type CatalogEntry = Readonly<{
  * cells an agent (the record, its decoded identity, a catalog entry, two BigInts, the metadata
  * hash's Uint8Array, address strings), 1.2 million in all, and every full collection walks each
  * one: its pauses set the tail of every request. Here the record is its catalog entry, times and
- * counters are doubles (a bigint only past 2^53), the metadata hash and the feedback authority are
- * words in the object, owners shared strings, tags shared lists: one object and the address, mint
- * and URI strings. The decoded `identity` is built when asked (the presenter caches list views).
+ * counters are doubles (a bigint only past 2^53), the metadata hash is words in the object, owners
+ * shared strings, tags shared lists: one object and its address, mint, authority and URI strings. The decoded `identity` is built when asked (the presenter caches list views).
  */
 export class IndexedAgent implements AgentRecord, CatalogEntry {
   readonly address: Address;
   readonly nftMint: Address;
   readonly owner: Address;
+  readonly feedbackAuthority: Address;
   readonly metadataUri: string;
   readonly uriLower: string;
   readonly tags: readonly ReadonlyUint8Array[];
@@ -48,8 +47,8 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
   private readonly validationCount: number | bigint;
   private readonly delegationCount: number | bigint;
   private readonly bump: number;
-  // The metadata hash (m) and the feedback authority (a), 32 bytes each as eight 32-bit words
-  // (doubles, no heap cells); bytes and base58 again only when the identity is asked for.
+  // The metadata hash, 32 bytes as eight 32-bit words (doubles, no heap cells), bytes again only
+  // when the identity is asked for.
   private readonly m0: number;
   private readonly m1: number;
   private readonly m2: number;
@@ -58,23 +57,12 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
   private readonly m5: number;
   private readonly m6: number;
   private readonly m7: number;
-  private readonly a0: number;
-  private readonly a1: number;
-  private readonly a2: number;
-  private readonly a3: number;
-  private readonly a4: number;
-  private readonly a5: number;
-  private readonly a6: number;
-  private readonly a7: number;
 
-  /**
-   * `accountData`: the account `identity` was decoded from; its bytes give the feedback authority
-   * without decoding its base58 again.
-   */
-  constructor(address: Address, identity: AgentIdentity, accountData?: ReadonlyUint8Array) {
+  constructor(address: Address, identity: AgentIdentity) {
     this.address = address;
     this.nftMint = identity.nftMint;
     this.owner = sharedAddress(identity.owner);
+    this.feedbackAuthority = identity.feedbackAuthority === identity.owner ? this.owner : identity.feedbackAuthority;
     this.metadataUri = identity.metadataUri;
     const lower = identity.metadataUri.toLowerCase();
     this.uriLower = lower === identity.metadataUri ? identity.metadataUri : lower;
@@ -102,15 +90,6 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
     this.m5 = word(m, 20);
     this.m6 = word(m, 24);
     this.m7 = word(m, 28);
-    const a = accountData && accountData.length >= FEEDBACK_AUTHORITY_OFFSET + 32 ? accountData.subarray(FEEDBACK_AUTHORITY_OFFSET) : base58Bytes(identity.feedbackAuthority);
-    this.a0 = word(a, 0);
-    this.a1 = word(a, 4);
-    this.a2 = word(a, 8);
-    this.a3 = word(a, 12);
-    this.a4 = word(a, 16);
-    this.a5 = word(a, 20);
-    this.a6 = word(a, 24);
-    this.a7 = word(a, 28);
   }
 
   /** The entry is the record. */
@@ -128,7 +107,7 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
       nftMint: this.nftMint,
       owner: this.owner,
       ownerVersion: BigInt(this.ownerVersion),
-      feedbackAuthority: base58Text(bytesOf(this.a0, this.a1, this.a2, this.a3, this.a4, this.a5, this.a6, this.a7)) as Address,
+      feedbackAuthority: this.feedbackAuthority,
       metadataUri: this.metadataUri,
       metadataHash: bytesOf(this.m0, this.m1, this.m2, this.m3, this.m4, this.m5, this.m6, this.m7),
       tags: this.tags as ReadonlyUint8Array[],
@@ -146,13 +125,15 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
   }
 }
 
-/** Byte offset of `feedback_authority`: discriminator (8) + nft_mint (32) + owner (32) + owner_version (8). */
-const FEEDBACK_AUTHORITY_OFFSET = 80;
-
 function bytesOf(...words: number[]): Uint8Array {
   const bytes = new Uint8Array(32);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < 8; i++) view.setUint32(i * 4, words[i] as number, true);
+  for (let i = 0; i < 8; i++) {
+    const w = words[i] as number;
+    bytes[i * 4] = w & 255;
+    bytes[i * 4 + 1] = (w >>> 8) & 255;
+    bytes[i * 4 + 2] = (w >>> 16) & 255;
+    bytes[i * 4 + 3] = w >>> 24;
+  }
   return bytes;
 }
 

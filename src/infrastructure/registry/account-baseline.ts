@@ -53,8 +53,7 @@ export type AccountBaseline<R> = Readonly<{
 export function createAccountBaseline<T, R>(
   programId: Address,
   decode: (data: ReadonlyUint8Array) => DecodeResult<T>,
-  /** `data`: the account's bytes the value was decoded from. */
-  toRecord: (address: Address, value: T, data: Uint8Array) => R,
+  toRecord: (address: Address, value: T) => R,
 ): AccountBaseline<R> {
   const known = createKnownStates<R>();
   let generation = 0;
@@ -70,7 +69,7 @@ export function createAccountBaseline<T, R>(
   function take(address: Address, data: Uint8Array, slot: number, before: number, out: ReturnType<typeof emptyChanges>): boolean {
     const result = decode(data);
     if (!result.ok) return false;
-    const record = toRecord(address, result.value, data);
+    const record = toRecord(address, result.value);
     const previous = before >= 0 ? known.record(before) : undefined;
     known.set(address, { size: result.size, h1: hash1(data, result.size), h2: hash2(data, result.size), record, slot, seen: generation, applied: ++applies });
     if (previous !== undefined) out.removed.push(previous);

@@ -161,7 +161,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const agentSpec: KindSpec<AgentRecord, AgentCatalog> = {
     kind: "agents",
     discriminator: AGENT_IDENTITY_DISCRIMINATOR,
-    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity, data): AgentRecord => new IndexedAgent(address, identity, data)),
+    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => new IndexedAgent(address, identity)),
     // A full read rebuilds from every record (exact, duplicates of a mint included); unchanged
     // records are the same objects, so only what changed is indexed again.
     rebuilt: function* (previous) {
