@@ -24,7 +24,9 @@ export type CatalogEntry = Readonly<{
  * hash's Uint8Array, address strings), 1.2 million in all, and every full collection walks each
  * one: its pauses set the tail of every request. Here the record is its catalog entry, times and
  * counters are doubles (a bigint only past 2^53), the metadata hash is words in the object, owners
- * shared strings, tags shared lists: one object and its address, mint, authority and URI strings. The decoded `identity` is built when asked (the presenter caches list views).
+ * shared strings, tags shared lists: one object and its address, mint, authority and URI strings
+ * (4 cells an agent). The decoded `identity` is built on each read (0.6-2 µs): read it once per use;
+ * the presenter keeps each list view.
  */
 export class IndexedAgent implements AgentRecord, CatalogEntry {
   readonly address: Address;
@@ -151,9 +153,10 @@ function word(bytes: ReadonlyUint8Array, at: number): number {
 }
 
 /**
- * A bounded table of shared values: agents repeat owners, tag lists and counter sets, and one
- * instance each instead of one an agent is that many fewer heap cells. Past `limit` distinct keys,
- * new values are kept as they are (still correct, just not shared).
+ * A bounded table of shared values: agents repeat owners and tag lists, and one instance of each
+ * instead of one per agent is that many fewer heap cells. Past `limit` distinct keys, new values are
+ * kept as they are (still correct, just not shared); what it holds stays for the process's life, so
+ * the limit also bounds what it keeps of owners that are gone.
  */
 function sharingTable<V>(limit: number): (key: string, make: () => V) => V {
   const known = new Map<string, V>();
@@ -166,7 +169,7 @@ function sharingTable<V>(limit: number): (key: string, make: () => V) => V {
   };
 }
 
-const owners = sharingTable<Address>(262_144);
+const owners = sharingTable<Address>(65_536);
 const sharedAddress = (address: Address): Address => owners(address, () => address);
 
 const tagInstances = sharingTable<ReadonlyUint8Array>(4_096);
