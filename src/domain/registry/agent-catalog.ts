@@ -89,7 +89,7 @@ export function* agentCatalogChanges(previous: AgentCatalog, added: readonly Age
   for (let i = 0; i < removed.length; i++) {
     const entry = entryOf(removed[i] as AgentRecord);
     const current = currentOf(entry.nftMint);
-    if (current && current === entry) out.add(current);
+    if (current === entry) out.add(entry);
     if ((i & 1023) === 1023) yield;
   }
   const incoming = new Map<string, CatalogEntry>();
