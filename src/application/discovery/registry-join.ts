@@ -48,10 +48,11 @@ export function createRegistryJoin(deps: RegistryJoinDeps): RegistryJoin {
     const hex = toHex(tag as Uint8Array);
     return categories.nameOf(hex) ?? hex;
   };
-  const joined = (record: AgentRecord): JoinedAgent => ({
-    nftMint: record.identity.nftMint,
-    categories: record.identity.tags.map((tag) => tagName(tag as Uint8Array)),
-    reputation: reputationOf(record.identity),
+  // `identity` is read once per record: the index builds it on each read (indexed-agent.ts).
+  const joined = ({ identity }: AgentRecord): JoinedAgent => ({
+    nftMint: identity.nftMint,
+    categories: identity.tags.map((tag) => tagName(tag as Uint8Array)),
+    reputation: reputationOf(identity),
   });
 
   let endpoints: Readonly<{ at: number; map: Promise<ReadonlyMap<string, string>> }> | null = null;
@@ -69,10 +70,10 @@ export function createRegistryJoin(deps: RegistryJoinDeps): RegistryJoin {
 
   async function buildEndpoints(): Promise<ReadonlyMap<string, string>> {
     const map = new Map<string, string>();
-    for await (const agent of agentsWhere({}, MAX_AGENTS_FOR_ENDPOINTS)) {
-      for (const { service } of (await index.listServices(agent.identity.nftMint, { active: true })) ?? []) {
+    for await (const { identity } of agentsWhere({}, MAX_AGENTS_FOR_ENDPOINTS)) {
+      for (const { service } of (await index.listServices(identity.nftMint, { active: true })) ?? []) {
         const endpoint = normalisedEndpoint(service.endpoint);
-        if (endpoint && !map.has(endpoint)) map.set(endpoint, agent.identity.nftMint);
+        if (endpoint && !map.has(endpoint)) map.set(endpoint, identity.nftMint);
       }
     }
     return map;
@@ -94,9 +95,9 @@ export function createRegistryJoin(deps: RegistryJoinDeps): RegistryJoin {
   async function payeesOf(records: AsyncIterable<AgentRecord> | Iterable<AgentRecord>): Promise<Payees> {
     const payTos = new Set<string>();
     const resources = new Set<string>();
-    for await (const agent of records) {
-      payTos.add(agent.identity.owner);
-      for (const { service } of (await index.listServices(agent.identity.nftMint, {})) ?? []) {
+    for await (const { identity } of records) {
+      payTos.add(identity.owner);
+      for (const { service } of (await index.listServices(identity.nftMint, {})) ?? []) {
         const endpoint = normalisedEndpoint(service.endpoint);
         if (endpoint) resources.add(endpoint);
       }
@@ -110,8 +111,9 @@ export function createRegistryJoin(deps: RegistryJoinDeps): RegistryJoin {
       const served = byEndpoint ? await index.getAgent(byEndpoint) : null;
       if (served) return joined(served);
       const owned = await index.agentsOwnedBy(entry.payTo as never);
-      const newest = [...owned].sort((a, b) => Number(b.identity.updatedAt - a.identity.updatedAt))[0];
-      return newest ? joined(newest) : null;
+      const byTime = owned.map((record) => ({ record, updatedAt: record.identity.updatedAt }));
+      const newest = byTime.sort((a, b) => Number(b.updatedAt - a.updatedAt))[0];
+      return newest ? joined(newest.record) : null;
     },
     async payeesOfAgent(nftMint: string): Promise<Payees | null> {
       const agent = await index.getAgent(nftMint);

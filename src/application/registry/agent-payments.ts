@@ -137,7 +137,8 @@ export async function pageOfAgentsWhere(index: Pick<AgentIndex, "listAgents">, r
     const page = await index.listAgents({ ...request, limit: 100, ...(after ? { after } : {}) });
     for (const agent of page.items) {
       scanned += 1;
-      after = { updatedAt: agent.identity.updatedAt, nftMint: agent.identity.nftMint };
+      const { identity } = agent;
+      after = { updatedAt: identity.updatedAt, nftMint: identity.nftMint };
       if (!keep(agent)) continue;
       items.push(agent);
       if (items.length === request.limit) return { items, nextKey: after };

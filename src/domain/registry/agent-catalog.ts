@@ -1,6 +1,6 @@
 import type { AgentRecord } from "./agent-record.ts";
-import { compareAgentKeys, firstIndexAfter, type AgentKey } from "./agent-order.ts";
-import { buildBase, buildOverlay, compareEntries, EMPTY_OVERLAY, entryOf, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
+import type { AgentKey } from "./agent-order.ts";
+import { buildBase, buildOverlay, compareEntries, compareEntryWithKey, EMPTY_OVERLAY, entryOf, updatedLater, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
 import { finishNow, sortSliced, type SlicedWork } from "./sliced-work.ts";
 import { queryGrams } from "./uri-grams.ts";
 
@@ -65,9 +65,9 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
     return yield* withChanges(state, removed, added, unique.size);
   }
   const all: CatalogEntry[] = [];
-  for (const record of unique.values()) {
-    all.push(entryOf(record));
-    if ((all.length & 127) === 0) yield;
+  for (const entry of unique.values()) {
+    all.push(entry);
+    if ((all.length & 1023) === 0) yield;
   }
   const sorted = yield* sortSliced(all, compareEntries);
   return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
@@ -87,20 +87,20 @@ export function* agentCatalogChanges(previous: AgentCatalog, added: readonly Age
   const currentOf = (mint: string) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
   const out = new Set<CatalogEntry>();
   for (let i = 0; i < removed.length; i++) {
-    const record = removed[i] as AgentRecord;
-    const current = currentOf(record.identity.nftMint);
-    if (current && current.record === record) out.add(current);
+    const entry = entryOf(removed[i] as AgentRecord);
+    const current = currentOf(entry.nftMint);
+    if (current === entry) out.add(entry);
     if ((i & 1023) === 1023) yield;
   }
   const incoming = new Map<string, CatalogEntry>();
   for (let i = 0; i < added.length; i++) {
-    const record = added[i] as AgentRecord;
-    const mint = record.identity.nftMint;
+    const entry = entryOf(added[i] as AgentRecord);
+    const mint = entry.nftMint;
     const rival = incoming.get(mint) ?? currentOf(mint);
-    const rivalStays = rival !== undefined && !out.has(rival) && rival.record.address !== record.address;
-    if (rivalStays && rival.record.identity.updatedAt > record.identity.updatedAt) continue;
+    const rivalStays = rival !== undefined && !out.has(rival) && rival.record.address !== entry.record.address;
+    if (rivalStays && updatedLater(rival, entry)) continue;
     if (rival && !incoming.has(mint) && !out.has(rival)) out.add(rival);
-    incoming.set(mint, entryOf(record));
+    incoming.set(mint, entry);
     if ((i & 127) === 127) yield;
   }
   if (out.size === 0 && incoming.size === 0) return previous;
@@ -172,7 +172,7 @@ function catalogOf(state: State): AgentCatalog {
     const baseLength = positions ? positions.length : sorted.length;
     const baseAt = positions ? (i: number) => sorted[positions[i] as number] as Entry : (i: number) => sorted[i] as Entry;
     let i = request.after ? firstAfter(baseLength, baseAt, request.after) : 0;
-    let j = request.after ? firstIndexAfter(extra, request.after) : 0;
+    let j = request.after ? firstAfter(extra.length, (k) => extra[k] as Entry, request.after) : 0;
     const items: AgentRecord[] = [];
     let last: Entry | undefined;
     for (;;) {
@@ -218,7 +218,7 @@ function firstAfter(length: number, at: (i: number) => Entry, key: AgentKey): nu
   let high = length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (compareAgentKeys(at(mid), key) <= 0) low = mid + 1;
+    if (compareEntryWithKey(at(mid), key) <= 0) low = mid + 1;
     else high = mid;
   }
   return low;
@@ -226,8 +226,8 @@ function firstAfter(length: number, at: (i: number) => Entry, key: AgentKey): nu
 
 function matcher(filter: AgentFilter, queryLower: string | undefined): (entry: Entry) => boolean {
   return (entry) =>
-    (filter.owner === undefined || entry.record.identity.owner === filter.owner) &&
-    (filter.active === undefined || entry.record.identity.active === filter.active) &&
+    (filter.owner === undefined || entry.owner === filter.owner) &&
+    (filter.active === undefined || entry.active === filter.active) &&
     (filter.categoryHash === undefined || entry.tagHashes.includes(filter.categoryHash)) &&
     (queryLower === undefined || entry.uriLower.includes(queryLower));
 }
@@ -237,31 +237,31 @@ function keyOf(entry: Entry): AgentKey {
 }
 
 /** The program keeps one account per mint; if a ledger ever returns two, the newer one wins. */
-function* uniqueByMint(records: readonly AgentRecord[]): SlicedWork<Map<string, AgentRecord>> {
-  const byMint = new Map<string, AgentRecord>();
+function* uniqueByMint(records: readonly AgentRecord[]): SlicedWork<Map<string, Entry>> {
+  const byMint = new Map<string, Entry>();
   for (let i = 0; i < records.length; i++) {
-    const record = records[i] as AgentRecord;
-    const seen = byMint.get(record.identity.nftMint);
-    if (!seen || record.identity.updatedAt > seen.identity.updatedAt) byMint.set(record.identity.nftMint, record);
+    const entry = entryOf(records[i] as AgentRecord);
+    const seen = byMint.get(entry.nftMint);
+    if (!seen || updatedLater(entry, seen)) byMint.set(entry.nftMint, entry);
     if ((i & 1023) === 1023) yield;
   }
   return byMint;
 }
 
 /** Current entries to take out (changed or gone) and entries to put in (changed or new). */
-function* changesSince(state: State, unique: ReadonlyMap<string, AgentRecord>): SlicedWork<{ removed: Entry[]; added: Entry[] }> {
+function* changesSince(state: State, unique: ReadonlyMap<string, Entry>): SlicedWork<{ removed: Entry[]; added: Entry[] }> {
   const { base, overlay } = state;
   const currentOf = (mint: string) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
   const removed: Entry[] = [];
   const added: Entry[] = [];
   let stillThere = 0;
   let n = 0;
-  for (const record of unique.values()) {
-    const current = currentOf(record.identity.nftMint);
+  for (const entry of unique.values()) {
+    const current = currentOf(entry.nftMint);
     if (current) stillThere++;
-    if (current?.record !== record) {
+    if (current !== entry) {
       if (current) removed.push(current);
-      added.push(entryOf(record));
+      added.push(entry);
     }
     if ((++n & 1023) === 0) yield;
   }

@@ -1,28 +1,38 @@
 import type { AgentRecord } from "./agent-record.ts";
 import { compareAgentKeys, type AgentKey } from "./agent-order.ts";
 import { toHex } from "./borsh-codecs.ts";
+import { IndexedAgent, type CatalogEntry } from "./indexed-agent.ts";
 import type { SlicedWork } from "./sliced-work.ts";
 import { gramAt, gramPostings, type GramKind } from "./uri-grams.ts";
 
-/** One agent in the catalog: its sort key, its record and what the filters compare. */
-export type CatalogEntry = AgentKey &
-  Readonly<{
-    record: AgentRecord;
-    uriLower: string;
-    tagHashes: readonly string[];
-    /** `updatedAt` as a double: compareEntries orders by it before it touches the bigint. */
-    updatedRank: number;
-  }>;
+export type { CatalogEntry };
 
 /**
  * compareAgentKeys for catalog entries, faster: bigint comparisons were the largest cost of
  * sorting 100,000 agents. Rounding to a double keeps order (x > y implies Number(x) >= Number(y)),
- * so different ranks decide; equal ranks (equal times, or times past 2^53 that round alike) fall
- * back to the exact comparison.
+ * so different ranks decide; equal exact ranks (below 2^53: every real time) are equal times, so the
+ * mints decide; only equal ranks past 2^53 need the exact comparison.
  */
 export function compareEntries(a: CatalogEntry, b: CatalogEntry): number {
   if (a.updatedRank !== b.updatedRank) return a.updatedRank > b.updatedRank ? -1 : 1;
-  return compareAgentKeys(a, b);
+  if (!Number.isSafeInteger(a.updatedRank)) return compareAgentKeys(a, b);
+  if (a.nftMint === b.nftMint) return 0;
+  return a.nftMint > b.nftMint ? -1 : 1;
+}
+
+/** Whether `a` was updated after `b` (exactly, past 2^53 too). */
+export function updatedLater(a: CatalogEntry, b: CatalogEntry): boolean {
+  if (a.updatedRank !== b.updatedRank) return a.updatedRank > b.updatedRank;
+  return !Number.isSafeInteger(a.updatedRank) && a.updatedAt > b.updatedAt;
+}
+
+/** compareAgentKeys(entry, key), by the entry's rank while it decides (a cursor's key is exact). */
+export function compareEntryWithKey(entry: CatalogEntry, key: AgentKey): number {
+  const rank = Number(key.updatedAt);
+  if (entry.updatedRank !== rank) return entry.updatedRank > rank ? -1 : 1;
+  if (!Number.isSafeInteger(rank)) return compareAgentKeys(entry, key);
+  if (entry.nftMint === key.nftMint) return 0;
+  return entry.nftMint > key.nftMint ? -1 : 1;
 }
 
 /** Positions in `BaseIndex.sorted`, ascending, so in list order too. */
@@ -65,55 +75,28 @@ export type Overlay = Readonly<{
   trigrams: ReadonlyMap<number, readonly CatalogEntry[]>;
 }>;
 
-/** Entries depend only on their record; records of unchanged accounts are reused across refreshes. */
+/** Entries of records that are not IndexedAgents (tests, tools), made once per record. */
 const entries = new WeakMap<AgentRecord, CatalogEntry>();
 
+/** The catalog's entry for `record`: the record itself when it is an IndexedAgent (the index's own). */
 export function entryOf(record: AgentRecord): CatalogEntry {
+  if (record instanceof IndexedAgent) return record;
   let entry = entries.get(record);
   if (!entry) {
+    const { identity } = record;
     entry = {
-      updatedAt: record.identity.updatedAt,
-      updatedRank: Number(record.identity.updatedAt),
-      nftMint: record.identity.nftMint,
       record,
-      uriLower: record.identity.metadataUri.toLowerCase(),
-      tagHashes: sharedTagHashes(record.identity.tags.map(internedHex)),
+      nftMint: identity.nftMint,
+      updatedAt: identity.updatedAt,
+      updatedRank: Number(identity.updatedAt),
+      owner: identity.owner,
+      active: identity.active,
+      uriLower: identity.metadataUri.toLowerCase(),
+      tagHashes: [...new Set(identity.tags.map(toHex))],
     };
     entries.set(record, entry);
   }
   return entry;
-}
-
-/** Tag hashes repeat across agents (a few categories): one string each instead of one per agent. */
-const tagTexts = new Map<string, string>();
-const MAX_INTERNED_TAGS = 4_096;
-
-function internedHex(tag: Parameters<typeof toHex>[0]): string {
-  const hex = toHex(tag);
-  const known = tagTexts.get(hex);
-  if (known !== undefined) return known;
-  if (tagTexts.size < MAX_INTERNED_TAGS) tagTexts.set(hex, hex);
-  return hex;
-}
-
-/** One frozen list per distinct set of tag hashes (agents share a few combinations of categories). */
-const tagHashLists = new Map<string, readonly string[]>();
-const MAX_SHARED_TAG_LISTS = 4_096;
-
-/**
- * An entry's distinct tag hashes, as a list shared with every other entry that has the same ones:
- * an array an agent was 100,000 arrays at 100,000 agents for a few hundred combinations, and the
- * collector walks each at every full collection. Past MAX_SHARED_TAG_LISTS combinations, new ones
- * get a list of their own.
- */
-function sharedTagHashes(hashes: readonly string[]): readonly string[] {
-  const distinct = [...new Set(hashes)];
-  const key = distinct.join(",");
-  const known = tagHashLists.get(key);
-  if (known) return known;
-  const list = Object.freeze(distinct);
-  if (tagHashLists.size < MAX_SHARED_TAG_LISTS) tagHashLists.set(key, list);
-  return list;
 }
 
 /** Every list of the base in one pass over `sorted` (already in list order). */
@@ -127,9 +110,9 @@ export function* buildBase(sorted: readonly CatalogEntry[]): SlicedWork<BaseInde
   for (let position = 0; position < sorted.length; position++) {
     const entry = sorted[position] as CatalogEntry;
     byMint.set(entry.nftMint, entry);
-    append(byOwner, entry.record.identity.owner, position);
+    append(byOwner, entry.owner, position);
     for (const tag of entry.tagHashes) append(byTag, tag, position);
-    (entry.record.identity.active ? active : inactive).push(position);
+    (entry.active ? active : inactive).push(position);
     uris.push(entry.uriLower);
     if ((position & 255) === 255) yield;
   }
@@ -170,9 +153,9 @@ export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonl
   for (let i = 0; i < added.length; i++) {
     const entry = added[i] as CatalogEntry;
     byMint.set(entry.nftMint, entry);
-    append(byOwner, entry.record.identity.owner, entry);
+    append(byOwner, entry.owner, entry);
     for (const tag of entry.tagHashes) append(byTag, tag, entry);
-    (entry.record.identity.active ? active : inactive).push(entry);
+    (entry.active ? active : inactive).push(entry);
     bigrams.add(entry.uriLower, entry);
     trigrams.add(entry.uriLower, entry);
     if ((i & 63) === 63) yield;

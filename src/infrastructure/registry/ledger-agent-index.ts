@@ -16,7 +16,7 @@ import { unrefTimeout, type Schedule } from "../../application/registry/refreshi
 import { runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
 import { agentCatalogChanges, agentCatalogWork, type AgentCatalog } from "../../domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
-import { toHex } from "../../domain/registry/borsh-codecs.ts";
+import { IndexedAgent } from "../../domain/registry/indexed-agent.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET, decodeAgentIdentity } from "../../domain/registry/agent-identity.ts";
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService } from "../../domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry } from "../../domain/registry/feedback-entry.ts";
@@ -161,7 +161,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const agentSpec: KindSpec<AgentRecord, AgentCatalog> = {
     kind: "agents",
     discriminator: AGENT_IDENTITY_DISCRIMINATOR,
-    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => ({ address, identity: { ...identity, tags: sharedTags(identity.tags) } })),
+    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => new IndexedAgent(address, identity)),
     // A full read rebuilds from every record (exact, duplicates of a mint included); unchanged
     // records are the same objects, so only what changed is indexed again.
     rebuilt: function* (previous) {
@@ -268,37 +268,6 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
       await persister?.stop();
     },
   });
-}
-
-/** One instance per distinct tag hash (a few categories repeat across every agent). */
-const tagInstances = new Map<string, ReadonlyUint8Array>();
-/** One list per distinct sequence of tags. */
-const tagLists = new Map<string, readonly ReadonlyUint8Array[]>();
-const MAX_SHARED_TAGS = 4_096;
-
-/**
- * An agent's tags as shared instances: two 32-byte arrays an agent were ~20 MB of heap at
- * 100,000 agents, nearly all copies of the same 16 category hashes; and the list holding them is
- * shared too by the agents with the same tags in the same order (a list an agent was 100,000
- * arrays for the collector to walk). Beyond MAX_SHARED_TAGS distinct tags or lists, new ones are
- * kept as they are.
- */
-function sharedTags(tags: readonly ReadonlyUint8Array[]): ReadonlyUint8Array[] {
-  const keys = tags.map(toHex);
-  const listKey = keys.join(",");
-  const knownList = tagLists.get(listKey);
-  if (knownList) return knownList as ReadonlyUint8Array[];
-  const list = tags.map((tag, i) => {
-    const key = keys[i] as string;
-    const known = tagInstances.get(key);
-    if (known) return known;
-    if (tagInstances.size < MAX_SHARED_TAGS) tagInstances.set(key, tag);
-    return tag;
-  });
-  // Frozen: a shared list must not be changed through one agent's record.
-  Object.freeze(list);
-  if (tagLists.size < MAX_SHARED_TAGS) tagLists.set(listKey, list);
-  return list;
 }
 
 /** Feedback and services: records grouped by their agent's mint. */
