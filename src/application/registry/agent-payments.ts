@@ -47,22 +47,32 @@ export function createAgentPayments(deps: AgentPaymentsDeps): AgentPayments {
   /** Receipts not settled here when last asked, and when. */
   const unsettledAt = new Map<string, number>();
 
+  /** Receipts being asked about now: concurrent misses for the same receipt share one store query. */
+  const asking = new Map<string, Promise<unknown>>();
+
   async function receiptsSettled(receipts: readonly string[]): Promise<ReadonlySet<string>> {
     const now = clock.now();
     const unknown = [...new Set(receipts)].filter((r) => !settledReceipts.has(r) && !(now - (unsettledAt.get(r) ?? -Infinity) <= detailCacheMs));
-    if (unknown.length > 0) {
-      const found = await stats.settledReceipts(unknown);
-      for (const receipt of unknown) {
-        if (found.has(receipt)) {
-          remember(settledReceipts, receipt);
+    const toAsk = unknown.filter((r) => !asking.has(r));
+    if (toAsk.length > 0) {
+      const query = stats.settledReceipts(toAsk).then((found) => {
+        const at = clock.now();
+        for (const receipt of toAsk) {
           unsettledAt.delete(receipt);
-        } else {
-          unsettledAt.delete(receipt);
-          if (unsettledAt.size >= MAX_CACHED_RECEIPTS) unsettledAt.delete(unsettledAt.keys().next().value as string);
-          unsettledAt.set(receipt, now);
+          if (found.has(receipt)) {
+            remember(settledReceipts, receipt);
+          } else {
+            if (unsettledAt.size >= MAX_CACHED_RECEIPTS) unsettledAt.delete(unsettledAt.keys().next().value as string);
+            unsettledAt.set(receipt, at);
+          }
         }
-      }
+      });
+      const settled = query.finally(() => {
+        for (const receipt of toAsk) if (asking.get(receipt) === settled) asking.delete(receipt);
+      });
+      for (const receipt of toAsk) asking.set(receipt, settled);
     }
+    await Promise.all(unknown.map((r) => asking.get(r)));
     return new Set(receipts.filter((r) => settledReceipts.has(r)));
   }
 

@@ -149,11 +149,23 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
     );
 }
 
-/** Receipts named by `entries` that were settled here; null (unknown) when the store does not answer. */
+/** How long the feedback list waits for the settlement store before leaving `settledHere` out. */
+const SETTLED_HERE_WAIT_MS = 250;
+
+/** Receipts named by `entries` that were settled here; null (unknown) when the store does not answer, or not in time. */
 async function receiptsSettledHere(payments: AgentPayments, entries: readonly FeedbackRecord[]): Promise<ReadonlySet<string> | null> {
   const receipts = entries.flatMap((e) => (e.paymentReceipt ? [e.paymentReceipt] : []));
   if (receipts.length === 0) return new Set();
-  return payments.settledReceipts(receipts).catch(() => null);
+  // A stalled store must not hold the list: past the wait it is served without `settledHere`.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), SETTLED_HERE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([payments.settledReceipts(receipts).catch(() => null), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** `settledHere` is said only when both the receipt (or its absence) and the store's answer are known. */

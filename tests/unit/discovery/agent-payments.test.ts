@@ -107,4 +107,26 @@ describe("pageOfPaidAgents (minPayments over the index's own order)", () => {
   test("no owner reaching minPayments: an empty last page", async () => {
     expect(await pageOfPaidAgents(index, { limit: 20 }, counts, 4)).toEqual({ items: [], nextKey: null });
   });
+
+  test("concurrent misses for the same receipts share one store query", async () => {
+    const clock = createManualClock();
+    const asked: string[][] = [];
+    let answer: (found: ReadonlySet<string>) => void = () => {};
+    const stats: PaymentStats = {
+      summaryFor: async () => SUMMARY,
+      countsByPayTo: async () => new Map(),
+      settledReceipts: (receipts) => {
+        asked.push([...receipts]);
+        return new Promise((resolve) => (answer = resolve));
+      },
+    };
+    const payments = createAgentPayments({ stats, clock });
+    const first = payments.settledReceipts(["settledA", "otherB"]);
+    const second = payments.settledReceipts(["otherB", "settledA"]);
+    const third = payments.settledReceipts(["settledA"]);
+    expect(asked).toEqual([["settledA", "otherB"]]);
+    answer(new Set(["settledA"]));
+    expect(await Promise.all([first, second, third])).toEqual([new Set(["settledA"]), new Set(["settledA"]), new Set(["settledA"])]);
+    expect(asked).toHaveLength(1);
+  });
 });
