@@ -115,7 +115,7 @@ async function seedFeedback(entry: FeedbackEntry, label: number, paymentReceipt?
 type FeedbackItem = Record<string, unknown> & { address: string };
 
 describe("feedback settledHere (whole-service atomic settlement, recorded give_feedback transactions)", () => {
-  test("true only for the receipt settled here; false for a failed settlement's receipt, a receipt unknown here and feedback without one; absent until the transaction is read", async () => {
+  test("true only for the receipt settled here with the entry's token and amount; false for the same receipt with other terms, a failed settlement's receipt, a receipt unknown here and feedback without one; absent until the transaction is read", async () => {
     const settledReceipt = await settleAtomicPayment();
     const failedReceipt = testAddress(3, 1);
     await failedReceiptSettlement(failedReceipt);
@@ -129,6 +129,9 @@ describe("feedback settledHere (whole-service atomic settlement, recorded give_f
     const paidFailed = await seedFeedback(feedbackEntry(agent.nftMint, 1, proof), 11, failedReceipt);
     const paidElsewhere = await seedFeedback(feedbackEntry(agent.nftMint, 2, proof), 12, unknownReceipt);
     const noProof = await seedFeedback(feedbackEntry(agent.nftMint, 3), 13);
+    // The settled receipt's address, but another payment's terms (a receipt PDA reused after close).
+    const otherAmount = await seedFeedback(feedbackEntry(agent.nftMint, 5, { ...proof, paymentAmount: 999_999n }), 14, settledReceipt);
+    const otherToken = await seedFeedback(feedbackEntry(agent.nftMint, 6, { ...proof, paymentToken: testAddress(3, 9) }), 15, settledReceipt);
     // No history on the node: its give_feedback is never read.
     const [unread] = await findFeedbackPda(PROGRAM_ID, agent.nftMint, feedbackEntry(agent.nftMint, 4).reviewer, feedbackEntry(agent.nftMint, 4).createdAt);
     accounts.push({ pubkey: unread, data: encodeFeedbackEntry(feedbackEntry(agent.nftMint, 4)) });
@@ -156,6 +159,8 @@ describe("feedback settledHere (whole-service atomic settlement, recorded give_f
     expect(settledHere(paidFailed)).toBe(false);
     expect(settledHere(paidElsewhere)).toBe(false);
     expect(settledHere(noProof)).toBe(false);
+    expect(settledHere(otherAmount)).toBe(false);
+    expect(settledHere(otherToken)).toBe(false);
     expect(after.has(unread) && "settledHere" in (after.get(unread) as FeedbackItem)).toBe(false);
 
     // An extra field only: every field of the x84 SDK's FeedbackEntry is there, as it was.

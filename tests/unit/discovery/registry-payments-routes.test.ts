@@ -28,7 +28,7 @@ function setup(payments: AgentPayments) {
 describe("registry payments through app.handle (hand-written payments source, real index over a fake ledger)", () => {
   test("the detail carries `payments` scoped as settled through this facilitator, for the agent's owner", async () => {
     const owners: string[] = [];
-    const get = setup({ summaryFor: async (owner) => (owners.push(owner), SUMMARY), countsByOwner: async () => new Map(), settledReceipts: async () => new Set() });
+    const get = setup({ summaryFor: async (owner) => (owners.push(owner), SUMMARY), countsByOwner: async () => new Map(), settledReceipts: async () => new Map() });
     const { status, body } = await get(`/agents/${agentIdentity(1).nftMint}`);
     expect(status).toBe(200);
     expect(body["payments"]).toEqual({ scope: "settled through this facilitator", ...SUMMARY });
@@ -48,7 +48,7 @@ describe("registry payments through app.handle (hand-written payments source, re
   test("minPayments keeps agents whose owner reached it; without it the list never asks for counts", async () => {
     let asked = 0;
     const counts = new Map([[agentIdentity(2).owner as string, 2]]);
-    const get = setup({ summaryFor: async () => SUMMARY, countsByOwner: async () => (asked++, counts), settledReceipts: async () => new Set() });
+    const get = setup({ summaryFor: async () => SUMMARY, countsByOwner: async () => (asked++, counts), settledReceipts: async () => new Map() });
     expect(((await get("/agents")).body["data"] as unknown[]).length).toBe(3);
     expect(asked).toBe(0);
     const paid = await get("/agents?minPayments=2");
