@@ -127,7 +127,7 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
           tags: ["agents"],
           summary: "An agent's feedback, newest first; revoked entries only with includeRevoked=true",
           description:
-            "`settledHere` (beyond the x84 SDK's fields): true when the PaymentReceipt the entry's give_feedback consumed as payment proof is one a settlement through this facilitator confirmed; false when that transaction was read and it named no such receipt; absent while it is not read yet, or when the settlement store cannot be read.",
+            "`settledHere` (beyond the x84 SDK's fields): true when the PaymentReceipt the entry's give_feedback consumed as payment proof is one a settlement through this facilitator confirmed for the entry's paymentToken and paymentAmount; false when that transaction was read and it named no such receipt; absent while it is not read yet, or when the settlement store cannot be read within 250 ms.",
         },
       },
     )
