@@ -62,6 +62,8 @@ describe("Bazaar validation in a Worker", () => {
     const verdict = await validate(recursiveRef(14));
     expect(verdict.kind).toBe("checked");
     expect(verdict.kind === "checked" && verdict.problem).toContain("schema references");
+    // The validation function itself (what the Worker runs) refuses it too, before Ajv.
+    expect(validateBazaarExtension(recursiveRef(14))).toBe("bazaar: the schema uses $ref, which this facilitator does not accept (schema references)");
     for (const keyword of ["$ref", "$dynamicRef", "$recursiveRef", "definitions", "$id"]) {
       const declaration = structuredClone(extension("Tomar")) as { schema: Record<string, unknown> };
       declaration.schema["properties"] = { input: { [keyword]: keyword === "definitions" ? {} : "#/x" } };
