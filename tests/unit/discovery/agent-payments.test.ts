@@ -79,6 +79,28 @@ describe("agent payments (settlement-store reads behind caches)", () => {
     expect(await payments.settledReceipts(["otherB", "settledA"])).toEqual(settledAs("settledA"));
     expect(calls.receipts.at(-1)).toEqual(["otherB"]);
   });
+
+  test("concurrent misses for the same receipts share one store query", async () => {
+    const clock = createManualClock();
+    const asked: string[][] = [];
+    let answer: (found: ReadonlySet<string>) => void = () => {};
+    const stats: PaymentStats = {
+      summaryFor: async () => SUMMARY,
+      countsByPayTo: async () => new Map(),
+      settledReceipts: (receipts) => {
+        asked.push([...receipts]);
+        return new Promise((resolve) => (answer = (found) => resolve(new Map([...found].map((r) => [r, PAID])))));
+      },
+    };
+    const payments = createAgentPayments({ stats, clock });
+    const first = payments.settledReceipts(["settledA", "otherB"]);
+    const second = payments.settledReceipts(["otherB", "settledA"]);
+    const third = payments.settledReceipts(["settledA"]);
+    expect(asked).toEqual([["settledA", "otherB"]]);
+    answer(new Set(["settledA"]));
+    expect(await Promise.all([first, second, third])).toEqual([settledAs("settledA"), settledAs("settledA"), settledAs("settledA")]);
+    expect(asked).toHaveLength(1);
+  });
 });
 
 describe("pageOfPaidAgents (minPayments over the index's own order)", () => {
@@ -108,27 +130,5 @@ describe("pageOfPaidAgents (minPayments over the index's own order)", () => {
 
   test("no owner reaching minPayments: an empty last page", async () => {
     expect(await pageOfPaidAgents(index, { limit: 20 }, counts, 4)).toEqual({ items: [], nextKey: null });
-  });
-
-  test("concurrent misses for the same receipts share one store query", async () => {
-    const clock = createManualClock();
-    const asked: string[][] = [];
-    let answer: (found: ReadonlySet<string>) => void = () => {};
-    const stats: PaymentStats = {
-      summaryFor: async () => SUMMARY,
-      countsByPayTo: async () => new Map(),
-      settledReceipts: (receipts) => {
-        asked.push([...receipts]);
-        return new Promise((resolve) => (answer = (found) => resolve(new Map([...found].map((r) => [r, PAID])))));
-      },
-    };
-    const payments = createAgentPayments({ stats, clock });
-    const first = payments.settledReceipts(["settledA", "otherB"]);
-    const second = payments.settledReceipts(["otherB", "settledA"]);
-    const third = payments.settledReceipts(["settledA"]);
-    expect(asked).toEqual([["settledA", "otherB"]]);
-    answer(new Set(["settledA"]));
-    expect(await Promise.all([first, second, third])).toEqual([settledAs("settledA"), settledAs("settledA"), settledAs("settledA")]);
-    expect(asked).toHaveLength(1);
   });
 });
