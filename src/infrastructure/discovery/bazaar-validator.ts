@@ -26,6 +26,8 @@ export type BazaarValidatorOptions = Readonly<{
   onTimeout?: TimeoutPolicy;
   /** How long a timed-out declaration is answered invalid without a new try (default 60 s). */
   timeoutVerdictMs?: number;
+  /** A Worker not ready this long after its creation is given up: what it held is `busy` (default 30 s). */
+  startTimeoutMs?: number;
 }>;
 
 /** Verdicts kept, by the declaration's JSON: a seller sends the same one with every payment. */
@@ -50,12 +52,14 @@ export function createBazaarValidator(options: BazaarValidatorOptions = {}): Baz
   const policy = options.onTimeout ?? runtimePolicy();
   // A slow machine is not a verdict forever: a timed-out declaration is tried again after this.
   const timeoutVerdictMs = options.timeoutVerdictMs ?? 60_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const verdicts = new Map<string, Readonly<{ problem: string | null; until: number }>>();
   type Waiting = { json: string; settle(verdict: BazaarVerdict): void; fail(error: Error): void };
   const pending = new Map<number, Waiting>();
   let worker: Worker | null = null;
   let ready = false;
   let headTimer: ReturnType<typeof setTimeout> | null = null;
+  let startTimer: ReturnType<typeof setTimeout> | null = null;
   let idleTimer: ReturnType<typeof setTimeout> | null = null;
   let lost = false;
   let nextId = 0;
@@ -88,6 +92,8 @@ export function createBazaarValidator(options: BazaarValidatorOptions = {}): Baz
 
   function stop(): void {
     clearHeadTimer();
+    if (startTimer) clearTimeout(startTimer);
+    startTimer = null;
     worker?.terminate();
     worker = null;
     ready = false;
@@ -104,6 +110,8 @@ export function createBazaarValidator(options: BazaarValidatorOptions = {}): Baz
       if (worker !== created) return;
       if ("ready" in event.data) {
         ready = true;
+        if (startTimer) clearTimeout(startTimer);
+        startTimer = null;
         armHead();
         return;
       }
@@ -123,6 +131,15 @@ export function createBazaarValidator(options: BazaarValidatorOptions = {}): Baz
       pending.clear();
       for (const waiting of failed) waiting.fail(new Error(`the bazaar validation worker failed: ${event.message}`));
     };
+    // The per-validation timer starts only once the Worker is ready, so a Worker that never gets
+    // there (a failing module load that raises no error) must not hold its validations forever.
+    startTimer = setTimeout(() => {
+      startTimer = null;
+      if (worker !== created || ready) return;
+      stop();
+      giveUpPending();
+    }, startTimeoutMs);
+    (startTimer as { unref?: () => void }).unref?.();
     worker = created;
     return created;
   }
@@ -144,7 +161,11 @@ export function createBazaarValidator(options: BazaarValidatorOptions = {}): Baz
     // ends until a restart rather than starting a Worker per hostile declaration.
     if (policy === "stop") lost = true;
     stop();
-    // What else it held is given up (not checked, not recorded).
+    giveUpPending();
+  }
+
+  /** What the stopped Worker held is given up: not checked, not recorded (counted dropped). */
+  function giveUpPending(): void {
     const others = [...pending.values()];
     pending.clear();
     for (const other of others) other.settle({ kind: "busy" });

@@ -99,4 +99,12 @@ describe("Bazaar validation in a Worker", () => {
     // Not from the cache: a new try, which (validation stopped) is busy.
     expect(await validate(stuck)).toEqual({ kind: "busy" });
   }, 60_000);
+
+  test("a Worker not ready in time is given up: its validation is busy (dropped), never left waiting", async () => {
+    // 1 ms: less than any Worker takes to load the validators.
+    const validate = createBazaarValidator({ startTimeoutMs: 1 });
+    expect(await validate(extension("Elvas"))).toEqual({ kind: "busy" });
+    const patient = createBazaarValidator();
+    expect(await patient(extension("Elvas"))).toEqual({ kind: "checked", problem: null });
+  }, 60_000);
 });
