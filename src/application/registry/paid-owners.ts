@@ -57,7 +57,12 @@ const SORTED_CACHE_FROM = 64;
 const MAX_SORTED_OWNERS = 64;
 const sortedByOwner = new Map<string, Readonly<{ sorted: readonly AgentRecord[]; members: ReadonlySet<AgentRecord> }>>();
 
-const byMint = (a: AgentRecord, b: AgentRecord) => (a.identity.nftMint < b.identity.nftMint ? -1 : a.identity.nftMint > b.identity.nftMint ? 1 : 0);
+/** Sorted by nftMint, each key read once (a record's identity may be decoded on every read). */
+function sortedByMint(agents: readonly AgentRecord[]): readonly AgentRecord[] {
+  const keyed = agents.map((agent) => ({ mint: agent.identity.nftMint, agent }));
+  keyed.sort((a, b) => (a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0));
+  return Object.freeze(keyed.map(({ agent }) => agent));
+}
 
 /**
  * An owner's agents by nftMint. A large owner walked page by page would be sorted again for every
@@ -65,10 +70,10 @@ const byMint = (a: AgentRecord, b: AgentRecord) => (a.identity.nftMint < b.ident
  * identity: an updated agent is a new record object, so any change sorts again).
  */
 export function agentsByMint(owner: string, agents: readonly AgentRecord[]): readonly AgentRecord[] {
-  if (agents.length < SORTED_CACHE_FROM) return [...agents].sort(byMint);
+  if (agents.length < SORTED_CACHE_FROM) return sortedByMint(agents);
   const kept = sortedByOwner.get(owner);
   if (kept && kept.sorted.length === agents.length && agents.every((agent) => kept.members.has(agent))) return kept.sorted;
-  const sorted = Object.freeze([...agents].sort(byMint));
+  const sorted = sortedByMint(agents);
   if (sortedByOwner.size >= MAX_SORTED_OWNERS) sortedByOwner.delete(sortedByOwner.keys().next().value as string);
   sortedByOwner.set(owner, { sorted, members: new Set(agents) });
   return sorted;
