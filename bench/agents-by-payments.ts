@@ -4,8 +4,9 @@
  * owner). The real catalog (buildAgentCatalog) behind an index of the same shape as the service's;
  * prints the CPU of the ranking (once per counts refresh) and per page: the first page, a page deep
  * in the paid part (from a cursor), the first unpaid page, a filtered page, and the load average.
+ * --strangers adds payees that own no agent (most payees of a facilitator are not agent owners).
  *
- *   npx bun bench/agents-by-payments.ts [--agents 100000] [--payees 10000] [--pages 200]
+ *   npx bun bench/agents-by-payments.ts [--agents 100000] [--payees 10000] [--strangers 0] [--pages 200]
  */
 import { loadavg } from "node:os";
 import type { Address } from "@solana/kit";
@@ -14,7 +15,8 @@ import { buildAgentCatalog } from "../src/domain/registry/agent-catalog.ts";
 import type { AgentIdentity } from "../src/domain/registry/agent-identity.ts";
 import type { AgentRecord } from "../src/domain/registry/agent-record.ts";
 import { categoryHash } from "../src/domain/registry/categories.ts";
-import { rankOwnersByPayments, type PaymentsCursor } from "../src/domain/registry/payments-order.ts";
+import { paidOwnersOf } from "../src/application/registry/paid-owners.ts";
+import type { PaymentsCursor } from "../src/domain/registry/payments-order.ts";
 import { getBase58Decoder } from "@solana/kit";
 
 function flag(name: string, fallback: number): number {
@@ -65,6 +67,8 @@ const catalog = buildAgentCatalog(records);
 const index = { listAgents: async (request: Parameters<typeof catalog.page>[0]) => catalog.page(request), agentsOwnedBy: async (owner: Address) => catalog.ownedBy(owner) };
 const counts = new Map<string, number>();
 for (let p = 0; p < payees; p++) counts.set(address(2, p), 1 + ((p * 31) % 50));
+const strangers = flag("strangers", 0);
+for (let p = 0; p < strangers; p++) counts.set(address(7, p), 1 + ((p * 17) % 60));
 
 const cpuMs = (from: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(from);
@@ -72,8 +76,8 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
 };
 
 let start = process.cpuUsage();
-const ranking = rankOwnersByPayments(counts);
-console.log(`ranking ${payees} paid owners (once per counts refresh): ${cpuMs(start).toFixed(2)} ms CPU`);
+const { ranking } = await paidOwnersOf(index, counts);
+console.log(`ranking ${payees + strangers} payees, ${ranking.length} owning agents (once per counts refresh, sliced): ${cpuMs(start).toFixed(2)} ms CPU`);
 
 async function perPage(name: string, run: () => Promise<unknown>): Promise<void> {
   await run();
@@ -93,5 +97,5 @@ await perPage("unpaid part, from a cursor (limit 100)", () => pageOfAgentsByPaym
 await perPage("first page, category=defi active=false", () => pageOfAgentsByPayments(index, counts, { limit: 20, minPayments: 0, categoryHash: categoryHash("defi"), active: false }));
 await perPage("first page, minPayments=49", () => pageOfAgentsByPayments(index, counts, { limit: 20, minPayments: 49 }));
 await perPage("default order, first page (for comparison)", () => index.listAgents({ limit: 20 }));
-console.log(`${agentCount} agents, ${payees} paid owners (${payees * 2} of their agents); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(`${agentCount} agents, ${payees} paid owners (${payees * 2} of their agents), ${strangers} payees owning no agent; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 process.exit(0);

@@ -32,9 +32,9 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       await store.save({ address: c, detailUri: "", signature: SIGNATURE, fetchedAtMs: 1_750_000_000_000, paymentReceipt: null });
       expect(await store.find([a, b, c, testAddress(6, 4)])).toEqual(
         new Map([
-          [a, { detailUri: "https://reviews.example/1.json", paymentReceipt: null }],
-          [b, { detailUri: `ipfs://Qm"quoted",{'braces'}/ünïcode ✓`, paymentReceipt: null }],
-          [c, { detailUri: "", paymentReceipt: null }],
+          [a, { detailUri: "https://reviews.example/1.json", signature: SIGNATURE, paymentReceipt: null }],
+          [b, { detailUri: `ipfs://Qm"quoted",{'braces'}/ünïcode ✓`, signature: SIGNATURE, paymentReceipt: null }],
+          [c, { detailUri: "", signature: SIGNATURE, paymentReceipt: null }],
         ]),
       );
       const [row] = await opened.executor.query("SELECT signature, fetched_at = '2025-06-15T15:06:40Z'::timestamptz AS at FROM feedback_detail_uris WHERE address = $1", [a]);
@@ -51,17 +51,17 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       await opened.executor.query("INSERT INTO feedback_detail_uris (address, detail_uri, signature) VALUES ($1, $2, $3)", [old, "https://r.example/old", SIGNATURE]);
       expect(await store.find([paid, unpaid, old])).toEqual(
         new Map([
-          [paid, { detailUri: "https://r.example/paid", paymentReceipt: receipt }],
-          [unpaid, { detailUri: "https://r.example/unpaid", paymentReceipt: null }],
-          [old, { detailUri: "https://r.example/old", paymentReceipt: undefined }],
+          [paid, { detailUri: "https://r.example/paid", signature: SIGNATURE, paymentReceipt: receipt }],
+          [unpaid, { detailUri: "https://r.example/unpaid", signature: SIGNATURE, paymentReceipt: null }],
+          [old, { detailUri: "https://r.example/old", signature: SIGNATURE, paymentReceipt: undefined }],
         ]),
       );
       // Read again: the old row gets its receipt and keeps its URI; a row already read changes nothing.
       await store.save({ address: old, detailUri: "https://r.example/other", signature: SIGNATURE, fetchedAtMs: 0, paymentReceipt: receipt });
       await store.save({ address: unpaid, detailUri: "https://r.example/other", signature: SIGNATURE, fetchedAtMs: 0, paymentReceipt: receipt });
       const after = await store.find([unpaid, old]);
-      expect(after.get(old)).toEqual({ detailUri: "https://r.example/old", paymentReceipt: receipt });
-      expect(after.get(unpaid)).toEqual({ detailUri: "https://r.example/unpaid", paymentReceipt: null });
+      expect(after.get(old)).toEqual({ detailUri: "https://r.example/old", signature: SIGNATURE, paymentReceipt: receipt });
+      expect(after.get(unpaid)).toEqual({ detailUri: "https://r.example/unpaid", signature: SIGNATURE, paymentReceipt: null });
     });
 
     test("lookups of more addresses than one batch find every stored one", async () => {

@@ -115,7 +115,7 @@ async function seedFeedback(entry: FeedbackEntry, label: number, paymentReceipt?
 type FeedbackItem = Record<string, unknown> & { address: string };
 
 describe("feedback settledHere (whole-service atomic settlement, recorded give_feedback transactions)", () => {
-  test("true only for the receipt settled here; false for a failed settlement's receipt, a receipt unknown here and feedback without one; absent until the transaction is read", async () => {
+  test("true only for the receipt settled here with the entry's token and amount; false for the same receipt with other terms, a failed settlement's receipt, a receipt unknown here and feedback without one; absent until the transaction is read", async () => {
     const settledReceipt = await settleAtomicPayment();
     const failedReceipt = testAddress(3, 1);
     await failedReceiptSettlement(failedReceipt);
@@ -129,6 +129,9 @@ describe("feedback settledHere (whole-service atomic settlement, recorded give_f
     const paidFailed = await seedFeedback(feedbackEntry(agent.nftMint, 1, proof), 11, failedReceipt);
     const paidElsewhere = await seedFeedback(feedbackEntry(agent.nftMint, 2, proof), 12, unknownReceipt);
     const noProof = await seedFeedback(feedbackEntry(agent.nftMint, 3), 13);
+    // The settled receipt's address, but another payment's terms (a receipt PDA reused after close).
+    const otherAmount = await seedFeedback(feedbackEntry(agent.nftMint, 5, { ...proof, paymentAmount: 999_999n }), 14, settledReceipt);
+    const otherToken = await seedFeedback(feedbackEntry(agent.nftMint, 6, { ...proof, paymentToken: testAddress(3, 9) }), 15, settledReceipt);
     // No history on the node: its give_feedback is never read.
     const [unread] = await findFeedbackPda(PROGRAM_ID, agent.nftMint, feedbackEntry(agent.nftMint, 4).reviewer, feedbackEntry(agent.nftMint, 4).createdAt);
     accounts.push({ pubkey: unread, data: encodeFeedbackEntry(feedbackEntry(agent.nftMint, 4)) });
@@ -156,6 +159,8 @@ describe("feedback settledHere (whole-service atomic settlement, recorded give_f
     expect(settledHere(paidFailed)).toBe(false);
     expect(settledHere(paidElsewhere)).toBe(false);
     expect(settledHere(noProof)).toBe(false);
+    expect(settledHere(otherAmount)).toBe(false);
+    expect(settledHere(otherToken)).toBe(false);
     expect(after.has(unread) && "settledHere" in (after.get(unread) as FeedbackItem)).toBe(false);
 
     // An extra field only: every field of the x84 SDK's FeedbackEntry is there, as it was.
@@ -188,10 +193,42 @@ describe("feedback settledHere (whole-service atomic settlement, recorded give_f
     await backfill.idle();
     expect(backfill.detailUriOf(entry)).toBe("https://reviews.example/20.json");
     expect(backfill.paymentReceiptOf(entry)).toBe(receipt);
-    // Its history and its creation, once (the first test's unread entry is asked about again too).
-    expect(calls.filter((c) => c.params[0] === entry || c.params[0] === recordedSignature(20)).map((c) => c.method)).toEqual(["getSignaturesForAddress", "getTransaction"]);
+    // Its creation read directly from the signature the row holds: no history pages.
+    expect(calls.filter((c) => c.params[0] === entry || c.params[0] === recordedSignature(20)).map((c) => c.method)).toEqual(["getTransaction"]);
     const [row] = await service.store.executor.query("SELECT payment_receipt FROM feedback_detail_uris WHERE address = $1", [entry]);
     expect(row).toEqual({ payment_receipt: receipt });
+    await backfill.stop();
+  }, 30_000);
+
+  test("an old row of feedback without payment proof gets a null receipt without any RPC call; one whose stored signature is not answered falls back to its history and keeps its URI meanwhile", async () => {
+    const agent = agentIdentity(2);
+    const [agentPda] = await findAgentPda(PROGRAM_ID, agent.nftMint);
+    accounts.push({ pubkey: agentPda, data: padded(encodeAgentIdentity(agent), 600) });
+    const noProof = await seedFeedback(feedbackEntry(agent.nftMint, 1), 30);
+    const receipt = testAddress(3, 4);
+    const pruned = await seedFeedback(feedbackEntry(agent.nftMint, 2, { hasPaymentProof: true, paymentAmount: 5n, paymentToken: DEVNET_USDC_MINT as Address }), 31, receipt);
+    const oldRow = "INSERT INTO feedback_detail_uris (address, detail_uri, signature) VALUES ($1, $2, $3)";
+    await service.store.executor.query(oldRow, [noProof, "https://reviews.example/30.json", recordedSignature(30) as Signature]);
+    // The row names a signature the node does not answer (say, another RPC's history was pruned).
+    await service.store.executor.query(oldRow, [pruned, "https://reviews.example/31.json", recordedSignature(3_131) as Signature]);
+
+    const clock = createManualClock();
+    const rpc = createRpcLedger({ url: RPC_URL });
+    const backfill = createFeedbackDetailBackfill({ history: rpc, store: createSqlFeedbackDetailUriStore(service.store.executor), programId: PROGRAM_ID, clock, logger: silentLogger, callsPerSecond: 1_000 });
+    const index = createAgentIndex({ ledger: rpc, clock, programId: PROGRAM_ID, ttlMs: 30_000, logger: silentLogger, feedbackDetails: backfill });
+    calls.length = 0;
+    await index.listFeedback(agent.nftMint, {});
+    await backfill.idle();
+    const about = (address: Address, signatures: readonly string[]) => calls.filter((c) => c.params[0] === address || signatures.includes(String(c.params[0]))).map((c) => c.method);
+    expect(about(noProof, [recordedSignature(30)])).toEqual([]);
+    expect(backfill.paymentReceiptOf(noProof)).toBeNull();
+    expect(backfill.detailUriOf(noProof)).toBe("https://reviews.example/30.json");
+    const [noProofRow] = await service.store.executor.query("SELECT payment_receipt, payment_receipt_read FROM feedback_detail_uris WHERE address = $1", [noProof]);
+    expect(noProofRow).toEqual({ payment_receipt: null, payment_receipt_read: true });
+
+    expect(about(pruned, [recordedSignature(3_131), recordedSignature(31)])).toEqual(["getTransaction", "getSignaturesForAddress", "getTransaction"]);
+    expect(backfill.detailUriOf(pruned)).toBe("https://reviews.example/31.json");
+    expect(backfill.paymentReceiptOf(pruned)).toBe(receipt);
     await backfill.stop();
   }, 30_000);
 });

@@ -12,6 +12,10 @@ import { openStore, type OpenedStore } from "../../src/infrastructure/store/inde
 import { createSqlPaymentStats } from "../../src/infrastructure/store/sql-payment-stats.ts";
 import { postgresGate, useTestDatabase } from "../support/postgres.ts";
 
+/** What the drafts settle: the fixture's asset and amount, as the store reads them back. */
+const PAID = [{ asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", amount: "1000000" }];
+const settledAs = (receipts: readonly string[]) => new Map(receipts.map((r) => [r, PAID]));
+
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const OTHER_NETWORK = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 
@@ -43,7 +47,7 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       expect(await stored(budgeted.key)).toBe(receipt("single"));
     });
 
-    test("settledReceipts answers only receipts whose settlement is confirmed, on this network", async () => {
+    test("settledReceipts answers only receipts whose settlement is confirmed, on this network, with the asset and amount it settled", async () => {
       const store = opened.settlements;
       const stats = createSqlPaymentStats(opened.executor, NETWORK);
       const settle = async (label: string, outcome: "settled" | "failed" | "pending", network = NETWORK) => {
@@ -58,8 +62,8 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       await settle("pending", "pending");
       await settle("elsewhere", "settled", OTHER_NETWORK);
       const asked = ["ok", "failed", "pending", "elsewhere", "unknown"].map(receipt);
-      expect(await stats.settledReceipts(asked)).toEqual(new Set([receipt("ok")]));
-      expect(await stats.settledReceipts([])).toEqual(new Set());
+      expect(await stats.settledReceipts(asked)).toEqual(settledAs([receipt("ok")]));
+      expect(await stats.settledReceipts([])).toEqual(new Map());
     });
 
     test("a failed record retaken keeps the new attempt's receipt; it counts once it settles", async () => {
@@ -71,9 +75,9 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       const retry = { ...first, signature: `${first.signature}r`, receipt: receipt("retake2") };
       expect((await store.claim(retry)).outcome).toBe("claimed");
       expect(await stored(first.key)).toBe(receipt("retake2"));
-      expect(await stats.settledReceipts([receipt("retake2")])).toEqual(new Set());
+      expect(await stats.settledReceipts([receipt("retake2")])).toEqual(new Map());
       await store.finish(retry.key, retry.signature, { state: "settled" });
-      expect(await stats.settledReceipts([receipt("retake1"), receipt("retake2")])).toEqual(new Set([receipt("retake2")]));
+      expect(await stats.settledReceipts([receipt("retake1"), receipt("retake2")])).toEqual(settledAs([receipt("retake2")]));
     });
 
     test("lookups of more receipts than one statement takes find every settled one", async () => {
@@ -86,7 +90,7 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
         await store.claim(d);
         await store.finish(d.key, d.signature, { state: "settled" });
       }
-      expect(await stats.settledReceipts(labels.map(receipt))).toEqual(new Set(settledLabels.map(receipt)));
+      expect(await stats.settledReceipts(labels.map(receipt))).toEqual(settledAs(settledLabels.map(receipt)));
     });
   });
 }

@@ -13,6 +13,8 @@ export type FeedbackDetailUri = Readonly<{
 /** What the store holds of one entry. */
 export type StoredFeedbackDetail = Readonly<{
   detailUri: string;
+  /** The give_feedback transaction the URI was read from. */
+  signature: Signature;
   /** undefined: the row was saved before receipts were read (migration 13), so it is not known yet. */
   paymentReceipt: Address | null | undefined;
 }>;

@@ -15,11 +15,14 @@ export type PaymentsSummary = Readonly<{
   lastAt: string | null;
 }>;
 
+/** What a confirmed receipt-mode settlement here recorded of its payment (the amount in base units, as text). */
+export type SettledReceipt = Readonly<{ asset: string; amount: string }>;
+
 /** Aggregates read from the settlement store (settled records of this facilitator's network only). */
 export type PaymentStats = Readonly<{
   summaryFor(payTo: string): Promise<PaymentsSummary>;
   /** Settled payments per payee, for every payee with at least one. */
   countsByPayTo(): Promise<ReadonlyMap<string, number>>;
-  /** Those of `receipts` (PaymentReceipt addresses) that a receipt-mode settlement here confirmed. */
-  settledReceipts(receipts: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Those of `receipts` (PaymentReceipt addresses) that a receipt-mode settlement here confirmed, with what each settled. */
+  settledReceipts(receipts: readonly string[]): Promise<ReadonlyMap<string, readonly SettledReceipt[]>>;
 }>;

@@ -2,7 +2,7 @@ import type { AgentIndex } from "../ports/agent-index.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { AgentPage, AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
-import type { PaymentStats, PaymentsSummary } from "../ports/payment-stats.ts";
+import type { PaymentStats, PaymentsSummary, SettledReceipt } from "../ports/payment-stats.ts";
 
 /**
  * Payments settled through this facilitator to agents' owners, for the registry's reads: the
@@ -16,11 +16,11 @@ export type AgentPayments = Readonly<{
   /** Settled payments per owner (absent: none). */
   countsByOwner(): Promise<ReadonlyMap<string, number>>;
   /**
-   * Those of `receipts` that a receipt-mode settlement confirmed here (feedback `settledHere`). A
-   * receipt found settled stays so (a settled record never leaves that state), so it is remembered
-   * for good; one not found is asked again after `detailCacheMs`.
+   * Those of `receipts` that a receipt-mode settlement confirmed here (feedback `settledHere`), with
+   * the asset and amount each settled. A receipt found settled stays so (a settled record never
+   * leaves that state), so it is remembered for good; one not found is asked again after `detailCacheMs`.
    */
-  settledReceipts(receipts: readonly string[]): Promise<ReadonlySet<string>>;
+  settledReceipts(receipts: readonly string[]): Promise<ReadonlyMap<string, readonly SettledReceipt[]>>;
 }>;
 
 export type AgentPaymentsDeps = Readonly<{
@@ -43,27 +43,44 @@ export function createAgentPayments(deps: AgentPaymentsDeps): AgentPayments {
   const summaries = new Map<string, Readonly<{ at: number; summary: Promise<PaymentsSummary> }>>();
   let counts: Readonly<{ at: number; value: Promise<ReadonlyMap<string, number>> }> | null = null;
   let refreshing: Promise<ReadonlyMap<string, number>> | null = null;
-  const settledReceipts = new Set<string>();
+  const settledReceipts = new Map<string, readonly SettledReceipt[]>();
   /** Receipts not settled here when last asked, and when. */
   const unsettledAt = new Map<string, number>();
 
-  async function receiptsSettled(receipts: readonly string[]): Promise<ReadonlySet<string>> {
+  /** Receipts being asked about now: concurrent misses for the same receipt share one store query. */
+  const asking = new Map<string, Promise<unknown>>();
+
+  async function receiptsSettled(receipts: readonly string[]): Promise<ReadonlyMap<string, readonly SettledReceipt[]>> {
     const now = clock.now();
     const unknown = [...new Set(receipts)].filter((r) => !settledReceipts.has(r) && !(now - (unsettledAt.get(r) ?? -Infinity) <= detailCacheMs));
-    if (unknown.length > 0) {
-      const found = await stats.settledReceipts(unknown);
-      for (const receipt of unknown) {
-        if (found.has(receipt)) {
-          remember(settledReceipts, receipt);
+    const toAsk = unknown.filter((r) => !asking.has(r));
+    if (toAsk.length > 0) {
+      const query = stats.settledReceipts(toAsk).then((found) => {
+        const at = clock.now();
+        for (const receipt of toAsk) {
           unsettledAt.delete(receipt);
-        } else {
-          unsettledAt.delete(receipt);
-          if (unsettledAt.size >= MAX_CACHED_RECEIPTS) unsettledAt.delete(unsettledAt.keys().next().value as string);
-          unsettledAt.set(receipt, now);
+          const settled = found.get(receipt);
+          if (settled) {
+            if (settledReceipts.size >= MAX_CACHED_RECEIPTS) settledReceipts.delete(settledReceipts.keys().next().value as string);
+            settledReceipts.set(receipt, settled);
+          } else {
+            if (unsettledAt.size >= MAX_CACHED_RECEIPTS) unsettledAt.delete(unsettledAt.keys().next().value as string);
+            unsettledAt.set(receipt, at);
+          }
         }
-      }
+      });
+      const settled = query.finally(() => {
+        for (const receipt of toAsk) if (asking.get(receipt) === settled) asking.delete(receipt);
+      });
+      for (const receipt of toAsk) asking.set(receipt, settled);
     }
-    return new Set(receipts.filter((r) => settledReceipts.has(r)));
+    await Promise.all(unknown.map((r) => asking.get(r)));
+    const answer = new Map<string, readonly SettledReceipt[]>();
+    for (const receipt of receipts) {
+      const settled = settledReceipts.get(receipt);
+      if (settled) answer.set(receipt, settled);
+    }
+    return answer;
   }
 
   function freshCounts(): Promise<ReadonlyMap<string, number>> {

@@ -1,4 +1,4 @@
-import type { Address } from "@solana/kit";
+import type { Address, Signature } from "@solana/kit";
 import type { Clock } from "../ports/clock.ts";
 import type { FeedbackDetailUriStore } from "../ports/feedback-detail-uri-store.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -85,7 +85,8 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
   const backoff = new Map<Address, Backoff>();
   /** Queued or in the pass running now: never queued twice. */
   const scheduled = new Set<Address>();
-  let queue: { ref: FeedbackEntryRef; createdAt: bigint }[] = [];
+  type Queued = Readonly<{ ref: FeedbackEntryRef; createdAt: bigint; hasPaymentProof: boolean }>;
+  let queue: Queued[] = [];
   let running: Promise<void> | null = null;
   let stopped = false;
 
@@ -95,7 +96,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
     for (const { address, entry } of records) {
       if (complete(address) || scheduled.has(address) || (backoff.get(address)?.retryAt ?? 0) > now) continue;
       scheduled.add(address);
-      queue.push({ ref: { address, nftMint: entry.nftMint, reviewer: entry.reviewer }, createdAt: entry.createdAt });
+      queue.push({ ref: { address, nftMint: entry.nftMint, reviewer: entry.reviewer }, createdAt: entry.createdAt, hasPaymentProof: entry.hasPaymentProof });
     }
     if (queue.length > 0 && !running) {
       running = drain().finally(() => {
@@ -106,25 +107,32 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
 
   async function drain(): Promise<void> {
     while (queue.length > 0 && !stopped) {
-      const batch = queue.sort((a, b) => (a.createdAt === b.createdAt ? 0 : a.createdAt > b.createdAt ? -1 : 1)).map((q) => q.ref);
+      const batch = queue.sort((a, b) => (a.createdAt === b.createdAt ? 0 : a.createdAt > b.createdAt ? -1 : 1));
       queue = [];
       try {
         await pass(batch);
       } catch (error) {
         if (!isCoded(error, "BACKFILL_STOPPED")) log.warn("feedback detail URI pass ended early; the rest waits for the next refresh", { error: messageOf(error) });
       } finally {
-        for (const ref of batch) scheduled.delete(ref.address);
+        for (const { ref } of batch) scheduled.delete(ref.address);
       }
     }
   }
 
-  async function pass(batch: readonly FeedbackEntryRef[]): Promise<void> {
-    for (const [address, stored] of await store.find(batch.map((ref) => ref.address))) {
-      known.set(address, stored.detailUri);
-      if (stored.paymentReceipt !== undefined) receipts.set(address, stored.paymentReceipt);
+  async function pass(batch: readonly Queued[]): Promise<void> {
+    const stored = await store.find(batch.map(({ ref }) => ref.address));
+    const creations = new Map<Address, Signature>();
+    for (const { ref, hasPaymentProof } of batch) {
+      const row = stored.get(ref.address);
+      if (!row) continue;
+      known.set(ref.address, row.detailUri);
+      if (row.paymentReceipt !== undefined) receipts.set(ref.address, row.paymentReceipt);
+      // A row saved before receipts were read (migration 13). An entry without payment proof
+      // consumed no receipt: nothing to ask the node. Otherwise its creation is read directly.
+      else if (!hasPaymentProof) await completeWithoutProof(ref.address, row.detailUri, row.signature);
+      else creations.set(ref.address, row.signature);
     }
-    // A row saved before receipts were read is read once more, for its receipt.
-    const missing = batch.filter((ref) => !complete(ref.address));
+    const missing = batch.map(({ ref }) => ref).filter((ref) => !complete(ref.address));
     const counts = { fromStore: batch.length - missing.length, resolved: 0, notFound: 0 };
     let next = 0;
     let failure: unknown = null;
@@ -132,7 +140,7 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
       while (failure === null && next < missing.length) {
         const ref = missing[next++] as FeedbackEntryRef;
         try {
-          if ((await resolve(ref)) === "resolved") counts.resolved++;
+          if ((await resolve(ref, creations.get(ref.address))) === "resolved") counts.resolved++;
           else counts.notFound++;
         } catch (error) {
           if (!isCoded(error, "BACKFILL_STOPPED")) defer(ref.address);
@@ -152,25 +160,42 @@ export function createFeedbackDetailBackfill(options: FeedbackDetailBackfillOpti
     return send();
   }
 
-  async function resolve(ref: FeedbackEntryRef): Promise<Outcome> {
+  async function completeWithoutProof(address: Address, detailUri: string, signature: Signature): Promise<void> {
+    receipts.set(address, null);
+    await store.save({ address, detailUri, signature, fetchedAtMs: clock.now(), paymentReceipt: null }).catch((error: unknown) => {
+      log.warn("could not store a feedback payment receipt", { address, error: messageOf(error) });
+    });
+  }
+
+  /**
+   * Reads the entry's creation: from `knownCreation` (the signature a stored row was read from) with
+   * one getTransaction, else (or when that does not answer it) from the address's history.
+   */
+  async function resolve(ref: FeedbackEntryRef, knownCreation?: Signature): Promise<Outcome> {
+    if (knownCreation !== undefined && (await tryCreation(ref, knownCreation))) return "resolved";
     const candidates = await creationCandidates(ref.address);
     for (const { signature } of candidates.slice(0, maxTransactions)) {
-      const transaction = await call(() => history.getTransaction(signature));
-      const creation = transaction && feedbackCreationIn(transaction, programId, ref);
-      if (!creation) continue;
-      const detailUri = storable(creation.args.detailUri);
-      known.set(ref.address, detailUri);
-      receipts.set(ref.address, creation.paymentReceipt);
-      backoff.delete(ref.address);
-      // Served from memory already; a failed save only means another read after a restart.
-      await store.save({ address: ref.address, detailUri, signature, fetchedAtMs: clock.now(), paymentReceipt: creation.paymentReceipt }).catch((error: unknown) => {
-        log.warn("could not store a feedback detail URI", { address: ref.address, error: messageOf(error) });
-      });
-      return "resolved";
+      if (await tryCreation(ref, signature)) return "resolved";
     }
+    // A URI read before (a stored row) is still served: only its receipt stays unknown, tried again later.
     log.debug("no give_feedback found for a feedback entry", { address: ref.address, candidates: candidates.length });
     defer(ref.address);
     return "not-found";
+  }
+
+  async function tryCreation(ref: FeedbackEntryRef, signature: Signature): Promise<boolean> {
+    const transaction = await call(() => history.getTransaction(signature));
+    const creation = transaction && feedbackCreationIn(transaction, programId, ref);
+    if (!creation) return false;
+    const detailUri = storable(creation.args.detailUri);
+    known.set(ref.address, detailUri);
+    receipts.set(ref.address, creation.paymentReceipt);
+    backoff.delete(ref.address);
+    // Served from memory already; a failed save only means another read after a restart.
+    await store.save({ address: ref.address, detailUri, signature, fetchedAtMs: clock.now(), paymentReceipt: creation.paymentReceipt }).catch((error: unknown) => {
+      log.warn("could not store a feedback detail URI", { address: ref.address, error: messageOf(error) });
+    });
+    return true;
   }
 
   /**

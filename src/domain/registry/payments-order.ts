@@ -21,20 +21,16 @@ function compareOwners(a: PaidOwner, b: PaidOwner): number {
   return a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0;
 }
 
-const rankings = new WeakMap<ReadonlyMap<string, number>, readonly PaidOwner[]>();
+/** `owners` in list order (a new frozen array; the input is not changed). */
+export function rankPaidOwners(owners: readonly PaidOwner[]): readonly PaidOwner[] {
+  return Object.freeze([...owners].sort(compareOwners));
+}
 
 /**
- * Owners with at least one payment, in list order. Memoised per counts map: the counts are one
- * object per refresh (every 30 s), so the sort runs once per refresh, not per request.
+ * The smallest address (32 zero bytes): a cursor key with it as nftMint resumes at the start of
+ * its owner's agents, for a page that ended between two owners.
  */
-export function rankOwnersByPayments(counts: ReadonlyMap<string, number>): readonly PaidOwner[] {
-  let ranking = rankings.get(counts);
-  if (!ranking) {
-    ranking = Object.freeze([...counts].filter(([, count]) => count > 0).map(([owner, count]) => ({ owner, count })).sort(compareOwners));
-    rankings.set(counts, ranking);
-  }
-  return ranking;
-}
+export const FIRST_MINT = "11111111111111111111111111111111";
 
 /** Index of the first owner of `ranking` that does not rank before the key's (count, owner). */
 export function firstOwnerFrom(ranking: readonly PaidOwner[], key: PaidKey): number {

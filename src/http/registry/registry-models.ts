@@ -216,7 +216,7 @@ export const FeedbackView = t.Object(
     settledHere: t.Optional(
       t.Boolean({
         description:
-          "not an x84 SDK field: true when the payment receipt this feedback consumed as proof was settled through this facilitator; false when its give_feedback was read and named no such receipt; absent until that transaction is read (or while the settlement store cannot be read)",
+          "not an x84 SDK field: true when the payment receipt this feedback consumed as proof was settled through this facilitator for its paymentToken and paymentAmount; false when its give_feedback was read and named no such receipt; absent until that transaction is read (or while the settlement store does not answer within 250 ms)",
       }),
     ),
   },

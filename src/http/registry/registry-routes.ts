@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { isAddress } from "@solana/kit";
 import type { AgentIndex } from "../../application/ports/agent-index.ts";
 import { type AgentPayments, pageOfPaidAgents } from "../../application/registry/agent-payments.ts";
-import type { PaymentsSummary } from "../../application/ports/payment-stats.ts";
+import type { PaymentsSummary, SettledReceipt } from "../../application/ports/payment-stats.ts";
 import { isCoded } from "../../domain/coded-error.ts";
 import { encodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
 import type { CategoryCatalog } from "../../domain/registry/categories.ts";
@@ -127,7 +127,7 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
           tags: ["agents"],
           summary: "An agent's feedback, newest first; revoked entries only with includeRevoked=true",
           description:
-            "`settledHere` (beyond the x84 SDK's fields): true when the PaymentReceipt the entry's give_feedback consumed as payment proof is one a settlement through this facilitator confirmed; false when that transaction was read and it named no such receipt; absent while it is not read yet, or when the settlement store cannot be read.",
+            "`settledHere` (beyond the x84 SDK's fields): true when the PaymentReceipt the entry's give_feedback consumed as payment proof is one a settlement through this facilitator confirmed for the entry's paymentToken and paymentAmount; false when that transaction was read and it named no such receipt; absent while it is not read yet, or when the settlement store cannot be read within 250 ms.",
         },
       },
     )
@@ -149,17 +149,42 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
     );
 }
 
-/** Receipts named by `entries` that were settled here; null (unknown) when the store does not answer. */
-async function receiptsSettledHere(payments: AgentPayments, entries: readonly FeedbackRecord[]): Promise<ReadonlySet<string> | null> {
+/** How long the feedback list waits for the settlement store before leaving `settledHere` out. */
+const SETTLED_HERE_WAIT_MS = 250;
+
+/** Receipts named by `entries` that were settled here; null (unknown) when the store does not answer, or not in time. */
+async function receiptsSettledHere(payments: AgentPayments, entries: readonly FeedbackRecord[]): Promise<SettledByReceipt | null> {
   const receipts = entries.flatMap((e) => (e.paymentReceipt ? [e.paymentReceipt] : []));
-  if (receipts.length === 0) return new Set();
-  return payments.settledReceipts(receipts).catch(() => null);
+  if (receipts.length === 0) return new Map();
+  // A stalled store must not hold the list: past the wait it is served without `settledHere`.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), SETTLED_HERE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([payments.settledReceipts(receipts).catch(() => null), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-/** `settledHere` is said only when both the receipt (or its absence) and the store's answer are known. */
-function withSettledHere(view: FeedbackView, entry: FeedbackRecord, settled: ReadonlySet<string> | null): FeedbackView {
+type SettledByReceipt = ReadonlyMap<string, readonly SettledReceipt[]>;
+
+/**
+ * `settledHere` is said only when both the receipt (or its absence) and the store's answer are known.
+ * SECURITY: the receipt's address alone is not enough: its PDA comes from the payment id only, so
+ * once closed (give_feedback closes it) the same address can hold another payment's receipt. The
+ * settlement must also have paid the entry's token and amount (a receipt settlement here records
+ * the requirement's asset and amount, which the receipt's token_mint and gross amount must equal;
+ * the program copies those into the entry). The payee is not compared: a payment requirement's
+ * pay_to is any wallet the agent chose, not necessarily its owner, and the entry does not hold it.
+ */
+function withSettledHere(view: FeedbackView, entry: FeedbackRecord, settled: SettledByReceipt | null): FeedbackView {
   if (entry.paymentReceipt === undefined || settled === null) return view;
-  return { ...view, settledHere: entry.paymentReceipt !== null && settled.has(entry.paymentReceipt) };
+  const receipt = entry.paymentReceipt;
+  const { paymentToken, paymentAmount } = entry.entry;
+  const here = receipt !== null && (settled.get(receipt) ?? []).some((s) => s.asset === paymentToken && s.amount === paymentAmount.toString());
+  return { ...view, settledHere: here };
 }
 
 /** The store not answering the counts is a 503 (the filter cannot be applied), not a 500. */

@@ -7,6 +7,8 @@ import { validateBazaarExtension } from "./bazaar-validation.ts";
 
 export type ValidationRequest = Readonly<{ id: number; extension: Record<string, unknown> }>;
 export type ValidationReply = Readonly<{ id: number; problem: string | null }>;
+/** Posted once, when the Worker has loaded the validators and listens: the validator's timer starts then. */
+export type WorkerReady = Readonly<{ ready: true }>;
 
 const port = globalThis as unknown as Worker;
 
@@ -20,3 +22,5 @@ port.onmessage = (event: MessageEvent<ValidationRequest>) => {
   }
   port.postMessage({ id, problem } satisfies ValidationReply);
 };
+
+port.postMessage({ ready: true } satisfies WorkerReady);

@@ -1,4 +1,5 @@
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
+import { screenBazaarExtension } from "./bazaar-declaration-screen.ts";
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -10,6 +11,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * the service's event loop.
  */
 export function validateBazaarExtension(extension: Record<string, unknown>): string | null {
+  // SECURITY: the validator screens before posting here; screened again so no caller of this
+  // function can hand Ajv a schema with references (exponential) or an unbounded declaration.
+  const screening = screenBazaarExtension(extension);
+  if (screening.kind === "refused") return screening.problem;
   const spec = validateDiscoveryExtensionSpec(extension as never);
   if (!spec.valid) return `bazaar: ${(spec.errors ?? []).join("; ")}`;
   // SECURITY: `schema` is the payer's JSON and Ajv turns each `pattern` into a RegExp run on the

@@ -1,11 +1,11 @@
-import type { Address } from "@solana/kit";
+import type { Address, Signature } from "@solana/kit";
 import type { FeedbackDetailUri, FeedbackDetailUriStore, StoredFeedbackDetail } from "../../application/ports/feedback-detail-uri-store.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
 // The addresses travel as one JSON array in a text parameter (typed text, so no driver re-encodes it as
 // JSON); no array literal is built by hand.
 const FIND = `
-  SELECT address, detail_uri, payment_receipt, payment_receipt_read FROM feedback_detail_uris
+  SELECT address, detail_uri, signature, payment_receipt, payment_receipt_read FROM feedback_detail_uris
    WHERE address IN (SELECT jsonb_array_elements_text($1::text::jsonb))`;
 
 // A row from before receipts were read keeps its URI and gets its receipt; any other row stays as it is.
@@ -28,7 +28,7 @@ export function createSqlFeedbackDetailUriStore(db: SqlQueryable): FeedbackDetai
         for (const row of rows) {
           const receipt = row["payment_receipt"];
           const paymentReceipt = row["payment_receipt_read"] !== true ? undefined : typeof receipt === "string" ? (receipt as Address) : null;
-          found.set(String(row["address"]) as Address, Object.freeze({ detailUri: String(row["detail_uri"]), paymentReceipt }));
+          found.set(String(row["address"]) as Address, Object.freeze({ detailUri: String(row["detail_uri"]), signature: String(row["signature"]) as Signature, paymentReceipt }));
         }
       }
       return found;

@@ -1,4 +1,4 @@
-import type { AssetVolume, PaymentStats, PaymentsSummary } from "../../application/ports/payment-stats.ts";
+import type { AssetVolume, PaymentStats, PaymentsSummary, SettledReceipt } from "../../application/ports/payment-stats.ts";
 import type { SqlQueryable, SqlRow } from "./sql-executor.ts";
 
 // Settled records of this network only (two environments may share a database). Amounts are
@@ -19,7 +19,7 @@ const COUNTS_BY_PAY_TO = `SELECT pay_to, count(*)::integer AS n FROM settlements
 
 // The receipts travel as one JSON array in a text parameter, as in the feedback detail store.
 const SETTLED_RECEIPTS = `
-  SELECT receipt FROM settlements
+  SELECT receipt, asset, amount::text AS amount FROM settlements
    WHERE receipt IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND network = $2 AND state = 'settled'`;
 
 /** Receipts per lookup: keeps one statement's parameter small whatever an agent's feedback count. */
@@ -46,11 +46,16 @@ export function createSqlPaymentStats(db: SqlQueryable, network: string): Paymen
       const rows = await db.query(COUNTS_BY_PAY_TO, [network]);
       return new Map(rows.map((row) => [String(row["pay_to"]), Number(row["n"])]));
     },
-    async settledReceipts(receipts: readonly string[]): Promise<ReadonlySet<string>> {
-      const settled = new Set<string>();
+    async settledReceipts(receipts: readonly string[]): Promise<ReadonlyMap<string, readonly SettledReceipt[]>> {
+      const settled = new Map<string, SettledReceipt[]>();
       for (let i = 0; i < receipts.length; i += RECEIPTS_PER_LOOKUP) {
         const rows = await db.query(SETTLED_RECEIPTS, [JSON.stringify(receipts.slice(i, i + RECEIPTS_PER_LOOKUP)), network]);
-        for (const row of rows) settled.add(String(row["receipt"]));
+        for (const row of rows) {
+          const receipt = String(row["receipt"]);
+          const found = settled.get(receipt) ?? [];
+          found.push(Object.freeze({ asset: String(row["asset"]), amount: String(row["amount"]) }));
+          settled.set(receipt, found);
+        }
       }
       return settled;
     },

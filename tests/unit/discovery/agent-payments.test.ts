@@ -6,6 +6,8 @@ import type { AgentRecord } from "../../../src/domain/registry/agent-record.ts";
 import { createManualClock } from "../../registry/support/manual-clock.ts";
 import { agentIdentity, testAddress } from "../../registry/support/registry-fixtures.ts";
 
+const PAID = [{ asset: "USDC", amount: "5" }];
+const settledAs = (...receipts: string[]) => new Map(receipts.map((r) => [r, PAID]));
 const SUMMARY: PaymentsSummary = { count: 1, volume: [{ asset: "USDC", amount: "5" }], distinctPayers: 1, last30Days: { count: 1, volume: [] }, firstAt: null, lastAt: null };
 
 function fakeStats() {
@@ -25,7 +27,7 @@ function fakeStats() {
     settledReceipts: async (receipts) => {
       calls.receipts.push([...receipts]);
       if (fail) throw new Error("store down");
-      return new Set(receipts.filter((r) => r.startsWith("settled")));
+      return new Map(receipts.filter((r) => r.startsWith("settled")).map((r) => [r, PAID]));
     },
   };
   return { stats, calls, failNext: (value: boolean) => (fail = value) };
@@ -64,18 +66,40 @@ describe("agent payments (settlement-store reads behind caches)", () => {
     const clock = createManualClock();
     const { stats, calls, failNext } = fakeStats();
     const payments = createAgentPayments({ stats, clock, detailCacheMs: 5_000 });
-    expect(await payments.settledReceipts(["settledA", "otherB", "settledA"])).toEqual(new Set(["settledA"]));
-    expect(await payments.settledReceipts(["settledA", "otherB"])).toEqual(new Set(["settledA"]));
+    expect(await payments.settledReceipts(["settledA", "otherB", "settledA"])).toEqual(settledAs("settledA"));
+    expect(await payments.settledReceipts(["settledA", "otherB"])).toEqual(settledAs("settledA"));
     expect(calls.receipts).toEqual([["settledA", "otherB"]]);
     clock.advance(5_001);
-    expect(await payments.settledReceipts(["settledA", "otherB", "settledC"])).toEqual(new Set(["settledA", "settledC"]));
+    expect(await payments.settledReceipts(["settledA", "otherB", "settledC"])).toEqual(settledAs("settledA", "settledC"));
     expect(calls.receipts.at(-1)).toEqual(["otherB", "settledC"]);
     clock.advance(5_001);
     failNext(true);
     await expect(payments.settledReceipts(["otherB"])).rejects.toThrow("store down");
     failNext(false);
-    expect(await payments.settledReceipts(["otherB", "settledA"])).toEqual(new Set(["settledA"]));
+    expect(await payments.settledReceipts(["otherB", "settledA"])).toEqual(settledAs("settledA"));
     expect(calls.receipts.at(-1)).toEqual(["otherB"]);
+  });
+
+  test("concurrent misses for the same receipts share one store query", async () => {
+    const clock = createManualClock();
+    const asked: string[][] = [];
+    let answer: (found: ReadonlySet<string>) => void = () => {};
+    const stats: PaymentStats = {
+      summaryFor: async () => SUMMARY,
+      countsByPayTo: async () => new Map(),
+      settledReceipts: (receipts) => {
+        asked.push([...receipts]);
+        return new Promise((resolve) => (answer = (found) => resolve(new Map([...found].map((r) => [r, PAID])))));
+      },
+    };
+    const payments = createAgentPayments({ stats, clock });
+    const first = payments.settledReceipts(["settledA", "otherB"]);
+    const second = payments.settledReceipts(["otherB", "settledA"]);
+    const third = payments.settledReceipts(["settledA"]);
+    expect(asked).toEqual([["settledA", "otherB"]]);
+    answer(new Set(["settledA"]));
+    expect(await Promise.all([first, second, third])).toEqual([settledAs("settledA"), settledAs("settledA"), settledAs("settledA")]);
+    expect(asked).toHaveLength(1);
   });
 });
 

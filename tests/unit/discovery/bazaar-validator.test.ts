@@ -4,14 +4,10 @@
  * dropped), and a validation that does not end in time costs a Worker, never the caller.
  */
 import { describe, expect, test } from "bun:test";
-import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import { MAX_DECLARATION_DEPTH, MAX_DECLARATION_JSON } from "../../../src/infrastructure/discovery/bazaar-declaration-screen.ts";
 import { createBazaarValidator } from "../../../src/infrastructure/discovery/bazaar-validator.ts";
 import { validateBazaarExtension } from "../../../src/infrastructure/discovery/bazaar-validation.ts";
-
-function extension(city: string, method = "GET"): Record<string, unknown> {
-  const declared = declareDiscoveryExtension({ input: { city }, inputSchema: { properties: { city: { type: "string" } }, required: ["city"] } })["bazaar"] as unknown as { info: { input: Record<string, unknown> } };
-  return { ...declared, info: { ...declared.info, input: { ...declared.info.input, method } } };
-}
+import { recursiveRef, stockGet as extension, stockMcp, stockNestedPost } from "../../discovery/support/bazaar-declarations.ts";
 
 describe("Bazaar validation in a Worker", () => {
   test("the Worker's verdicts are the package validators' own, valid and invalid alike", async () => {
@@ -46,11 +42,69 @@ describe("Bazaar validation in a Worker", () => {
 
   test("a validation that does not end in time is invalid (and cached), the Worker is replaced, and the next check works", async () => {
     // 1 ms: far less than a Worker takes to start and compile one schema.
-    const slow = createBazaarValidator({ timeoutMs: 1 });
+    const slow = createBazaarValidator({ timeoutMs: 1, onTimeout: "replace" });
     const stuck = extension("Coimbra");
     expect(await slow(stuck)).toEqual({ kind: "checked", problem: "bazaar: validation did not end within 1 ms" });
     expect(await slow(stuck)).toEqual({ kind: "checked", problem: "bazaar: validation did not end within 1 ms" });
     const patient = createBazaarValidator({ timeoutMs: 30_000 });
     expect(await patient(stuck)).toEqual({ kind: "checked", problem: null });
+  }, 60_000);
+
+  test("stock declarations (query, nested JSON body with a `definitions` property, MCP tool) pass the screen and the package's validators", async () => {
+    const validate = createBazaarValidator();
+    for (const stock of [extension("Leiria"), stockNestedPost(), stockMcp()]) expect(await validate(stock)).toEqual({ kind: "checked", problem: null });
+  });
+
+  test("SECURITY: a recursive $ref declaration (exponential in Ajv) is refused on this thread, never sent to the Worker", async () => {
+    // maxPending 0: anything sent towards the Worker would come back `busy`.
+    const validate = createBazaarValidator({ maxPending: 0 });
+    // 14 arrays deep: within the depth limit, so only the reference rule stops it (2^14 branches in Ajv).
+    const verdict = await validate(recursiveRef(14));
+    expect(verdict.kind).toBe("checked");
+    expect(verdict.kind === "checked" && verdict.problem).toContain("schema references");
+    // The validation function itself (what the Worker runs) refuses it too, before Ajv.
+    expect(validateBazaarExtension(recursiveRef(14))).toBe("bazaar: the schema uses $ref, which this facilitator does not accept (schema references)");
+    for (const keyword of ["$ref", "$dynamicRef", "$recursiveRef", "definitions", "$id"]) {
+      const declaration = structuredClone(extension("Tomar")) as { schema: Record<string, unknown> };
+      declaration.schema["properties"] = { input: { [keyword]: keyword === "definitions" ? {} : "#/x" } };
+      expect(await validate(declaration)).toEqual({ kind: "checked", problem: `bazaar: the schema uses ${keyword}, which this facilitator does not accept (schema references)` });
+    }
+  });
+
+  test("SECURITY: declarations nested too deep or too large are refused on this thread", async () => {
+    const validate = createBazaarValidator({ maxPending: 0 });
+    let nested: unknown = "x";
+    for (let i = 0; i < 10_000; i++) nested = [nested];
+    const deep = structuredClone(extension("Beja")) as { info: { input: Record<string, unknown> } };
+    deep.info.input["queryParams"] = { city: nested };
+    expect(await validate(deep)).toEqual({ kind: "checked", problem: `bazaar: the declaration is nested deeper than ${MAX_DECLARATION_DEPTH} levels` });
+    const large = structuredClone(extension("Beja")) as { info: { input: Record<string, unknown> } };
+    large.info.input["queryParams"] = { city: "x".repeat(MAX_DECLARATION_JSON) };
+    expect(await validate(large)).toEqual({ kind: "checked", problem: `bazaar: the declaration is larger than ${MAX_DECLARATION_JSON} characters` });
+  });
+
+  test("where a Worker cannot be stopped (Deno), a timeout ends validation: later declarations are busy, no Worker is started", async () => {
+    const validate = createBazaarValidator({ timeoutMs: 1, onTimeout: "stop" });
+    const stuck = extension("Sines");
+    expect(await validate(stuck)).toEqual({ kind: "checked", problem: "bazaar: validation did not end within 1 ms" });
+    expect(await validate(extension("Lagos"))).toEqual({ kind: "busy" });
+    // The timed-out one is answered from the cache while its verdict lasts.
+    expect(await validate(stuck)).toEqual({ kind: "checked", problem: "bazaar: validation did not end within 1 ms" });
+  }, 60_000);
+
+  test("a timeout's verdict expires: the declaration is tried again, not invalid forever", async () => {
+    const validate = createBazaarValidator({ timeoutMs: 1, onTimeout: "stop", timeoutVerdictMs: 0 });
+    const stuck = extension("Ourique");
+    expect(await validate(stuck)).toEqual({ kind: "checked", problem: "bazaar: validation did not end within 1 ms" });
+    // Not from the cache: a new try, which (validation stopped) is busy.
+    expect(await validate(stuck)).toEqual({ kind: "busy" });
+  }, 60_000);
+
+  test("a Worker not ready in time is given up: its validation is busy (dropped), never left waiting", async () => {
+    // 1 ms: less than any Worker takes to load the validators.
+    const validate = createBazaarValidator({ startTimeoutMs: 1 });
+    expect(await validate(extension("Elvas"))).toEqual({ kind: "busy" });
+    const patient = createBazaarValidator();
+    expect(await patient(extension("Elvas"))).toEqual({ kind: "checked", problem: null });
   }, 60_000);
 });

@@ -1,0 +1,62 @@
+/**
+ * Checks a bazaar extension on the service's thread before it is sent to the validation Worker:
+ * what the package's Ajv could spend unbounded time or memory on is refused here, cheaply, so it
+ * never reaches the Worker (on Deno a Worker busy in JavaScript cannot be stopped).
+ */
+
+/** Levels of objects and arrays in the whole extension (info and schema), at most. */
+export const MAX_DECLARATION_DEPTH = 20;
+/** Characters of the extension's JSON, at most. */
+export const MAX_DECLARATION_JSON = 32 * 1024;
+
+// SECURITY: references make a schema a graph: a recursive `$ref` with `anyOf` branches, applied to
+// an `info` nested a few dozen arrays deep, makes Ajv's validation exponential (measured: 3 s at
+// depth 20, unending at 30, GBs of memory) from a 610-byte declaration. Stock sellers never emit
+// references (declareDiscoveryExtension writes plain inline schemas), so any is refused.
+const REFERENCE_KEYWORDS: ReadonlySet<string> = new Set(["$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id"]);
+// Keywords whose value maps names to schemas: their keys are property names, not keywords.
+const NAME_MAPS: ReadonlySet<string> = new Set(["properties", "patternProperties", "dependentSchemas"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The extension's JSON when it may be sent to the validator, else why it is refused (counted invalid). */
+export type Screening = Readonly<{ kind: "accepted"; json: string }> | Readonly<{ kind: "refused"; problem: string }>;
+
+const refused = (problem: string): Screening => ({ kind: "refused", problem });
+
+export function screenBazaarExtension(extension: Record<string, unknown>): Screening {
+  // SECURITY: the depth is checked first and the walk stops past the limit, so a declaration nested
+  // thousands deep neither overflows the stack here nor in JSON.stringify below.
+  if (deeperThan(extension, MAX_DECLARATION_DEPTH)) return refused(`bazaar: the declaration is nested deeper than ${MAX_DECLARATION_DEPTH} levels`);
+  // SECURITY: Ajv's compile and validation grow with the schema's and info's size.
+  const json = JSON.stringify(extension);
+  if (json.length > MAX_DECLARATION_JSON) return refused(`bazaar: the declaration is larger than ${MAX_DECLARATION_JSON} characters`);
+  const reference = referenceIn(extension["schema"], false);
+  if (reference !== null) return refused(`bazaar: the schema uses ${reference}, which this facilitator does not accept (schema references)`);
+  return { kind: "accepted", json };
+}
+
+function deeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (levels === 0) return true;
+  for (const child of Object.values(value)) if (deeperThan(child, levels - 1)) return true;
+  return false;
+}
+
+/** The first reference keyword in a schema (names under `properties` and the like are not keywords). */
+function referenceIn(schema: unknown, namesHere: boolean): string | null {
+  if (Array.isArray(schema)) {
+    for (const item of schema) {
+      const found = referenceIn(item, false);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (!isObject(schema)) return null;
+  for (const [key, value] of Object.entries(schema)) {
+    if (!namesHere && REFERENCE_KEYWORDS.has(key)) return key;
+    const found = referenceIn(value, !namesHere && NAME_MAPS.has(key));
+    if (found !== null) return found;
+  }
+  return null;
+}
