@@ -3,6 +3,7 @@
  * @x402/extensions' own validators, so their per-call Ajv build and schema compile (tens of ms of
  * CPU per new declaration) never hold the service's event loop.
  */
+import { shortProblem } from "./bazaar-declaration-screen.ts";
 import { validateBazaarExtension } from "./bazaar-validation.ts";
 
 export type ValidationRequest = Readonly<{ id: number; extension: Record<string, unknown> }>;
@@ -20,7 +21,7 @@ port.onmessage = (event: MessageEvent<ValidationRequest>) => {
   } catch (error) {
     problem = `bazaar: ${error instanceof Error ? error.message : String(error)}`;
   }
-  port.postMessage({ id, problem } satisfies ValidationReply);
+  port.postMessage({ id, problem: problem === null ? null : shortProblem(problem) } satisfies ValidationReply);
 };
 
 port.postMessage({ ready: true } satisfies WorkerReady);

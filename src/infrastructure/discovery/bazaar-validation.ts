@@ -1,5 +1,5 @@
 import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
-import { screenBazaarExtension } from "./bazaar-declaration-screen.ts";
+import { screenBazaarExtension, shortProblem } from "./bazaar-declaration-screen.ts";
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -16,13 +16,25 @@ export function validateBazaarExtension(extension: Record<string, unknown>): str
   const screening = screenBazaarExtension(extension);
   if (screening.kind === "refused") return screening.problem;
   const spec = validateDiscoveryExtensionSpec(extension as never);
-  if (!spec.valid) return `bazaar: ${(spec.errors ?? []).join("; ")}`;
+  if (!spec.valid) return problemOf(spec.errors);
   // SECURITY: `schema` is the payer's JSON and Ajv turns each `pattern` into a RegExp run on the
   // payer's `info`: one catastrophic pattern would hold the thread. Patterns are left out of the
   // check (they only constrain example values); every other keyword is checked.
   const checked = validateDiscoveryExtension({ ...extension, schema: withoutPatterns(extension["schema"]) } as never);
-  return checked.valid ? null : `bazaar: ${(checked.errors ?? []).join("; ")}`;
+  return checked.valid ? null : problemOf(checked.errors);
 }
+
+/** Errors named in a verdict, at most (shortProblem caps its characters). */
+const MAX_ERRORS_NAMED = 10;
+
+// SECURITY: with allErrors a hostile declaration yields thousands of errors; the verdict keeps a
+// few, so a cached or logged verdict stays small whatever the declaration was.
+function problemOf(errors: readonly string[] | undefined): string {
+  const all = errors ?? [];
+  const more = all.length > MAX_ERRORS_NAMED ? ` (and ${all.length - MAX_ERRORS_NAMED} more)` : "";
+  return shortProblem(`bazaar: ${all.slice(0, MAX_ERRORS_NAMED).join("; ")}${more}`);
+}
+
 
 /** A copy of a JSON Schema without `pattern` and `patternProperties` keywords, at any depth. */
 function withoutPatterns(schema: unknown): unknown {

@@ -39,3 +39,15 @@ export function recursiveRef(depth: number): Extension {
   base.schema["properties"].input.properties.queryParams = { type: "object", properties: { city: { $ref: "#/$defs/r" } } };
   return base;
 }
+
+/**
+ * The all-errors one a second review measured: no reference, within the depth and size limits, but an
+ * `anyOf` of `branches` failing branches under `items`, over `values` items of `info`. The package's
+ * Ajv (allErrors) makes branches x values errors and one string of them all.
+ */
+export function manyErrors(branches: number, values: number): Extension {
+  const base = structuredClone(stockGet("x")) as { info: Record<string, unknown>; schema: Record<string, any> };
+  base.info["x"] = new Array<number>(values).fill(0);
+  base.schema["properties"]["x"] = { items: { anyOf: new Array(branches).fill(null).map(() => ({ type: "null" })) } };
+  return base;
+}

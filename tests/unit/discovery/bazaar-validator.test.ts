@@ -4,10 +4,10 @@
  * dropped), and a validation that does not end in time costs a Worker, never the caller.
  */
 import { describe, expect, test } from "bun:test";
-import { MAX_DECLARATION_DEPTH, MAX_DECLARATION_JSON } from "../../../src/infrastructure/discovery/bazaar-declaration-screen.ts";
+import { MAX_DECLARATION_DEPTH, MAX_DECLARATION_JSON, MAX_VALIDATION_WORK, screenBazaarExtension } from "../../../src/infrastructure/discovery/bazaar-declaration-screen.ts";
 import { createBazaarValidator } from "../../../src/infrastructure/discovery/bazaar-validator.ts";
 import { validateBazaarExtension } from "../../../src/infrastructure/discovery/bazaar-validation.ts";
-import { recursiveRef, stockGet as extension, stockMcp, stockNestedPost } from "../../discovery/support/bazaar-declarations.ts";
+import { manyErrors, recursiveRef, stockGet as extension, stockMcp, stockNestedPost } from "../../discovery/support/bazaar-declarations.ts";
 
 describe("Bazaar validation in a Worker", () => {
   test("the Worker's verdicts are the package validators' own, valid and invalid alike", async () => {
@@ -69,6 +69,28 @@ describe("Bazaar validation in a Worker", () => {
       declaration.schema["properties"] = { input: { [keyword]: keyword === "definitions" ? {} : "#/x" } };
       expect(await validate(declaration)).toEqual({ kind: "checked", problem: `bazaar: the schema uses ${keyword}, which this facilitator does not accept (schema references)` });
     }
+  });
+
+  test("SECURITY: a declaration whose schema x info work passes the budget (allErrors: k x n errors) is refused on this thread; stock ones are far below it", async () => {
+    const hostile = manyErrors(200, 2_000);
+    expect(JSON.stringify(hostile).length).toBeLessThan(MAX_DECLARATION_JSON);
+    const screened = screenBazaarExtension(hostile);
+    expect(screened).toEqual({ kind: "refused", problem: expect.stringContaining("too large to validate together") });
+    const validate = createBazaarValidator({ timeoutMs: 60_000 });
+    expect(await validate(hostile)).toEqual({ kind: "checked", problem: expect.stringContaining("too large to validate together") });
+    for (const stock of [extension("x"), stockNestedPost(), stockMcp()]) expect(screenBazaarExtension(stock).kind).toBe("accepted");
+    expect(MAX_VALIDATION_WORK).toBeGreaterThan(10_000);
+  });
+
+  test("SECURITY: a verdict with many errors is cut (ten errors named, at most 1,024 characters), so cached and logged verdicts stay small", async () => {
+    const declaration = manyErrors(20, 100);
+    expect(screenBazaarExtension(declaration).kind).toBe("accepted");
+    const direct = validateBazaarExtension(declaration);
+    expect(direct).toContain("more)");
+    expect(direct!.length).toBeLessThanOrEqual(1_024);
+    const verdict = await createBazaarValidator({ timeoutMs: 30_000 })(declaration);
+    expect(verdict).toEqual({ kind: "checked", problem: expect.stringContaining("bazaar:") });
+    expect((verdict as { problem: string }).problem.length).toBeLessThanOrEqual(1_024);
   });
 
   test("SECURITY: declarations nested too deep or too large are refused on this thread", async () => {
