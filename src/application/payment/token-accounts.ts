@@ -9,6 +9,8 @@ import type { AccountSnapshot, Ledger } from "../ports/ledger.ts";
 const TOKEN_ACCOUNT_SIZE = 165;
 /** Token-2022's AccountType byte after the base state: 2 for a token account. */
 const ACCOUNT_TYPE_ACCOUNT = 2;
+/** Multisig accounts are 355 bytes; both token programs refuse that size as a token account. */
+const MULTISIG_SIZE = 355;
 /** Byte offsets of spl_token::state::Account (Pack): COption tags are little-endian u32s, 0 or 1. */
 const MINT = 0;
 const OWNER = 32;
@@ -63,6 +65,10 @@ export function toTokenAccountView(account: AccountSnapshot | null): TokenAccoun
   // Token-2022 accounts share SPL Token's 165-byte base; their extensions follow it.
   if (account.owner !== TOKEN_PROGRAM_ADDRESS && account.owner !== TOKEN_2022_PROGRAM_ADDRESS) return null;
   if (account.data.length < TOKEN_ACCOUNT_SIZE) return null;
+  // SECURITY: as the programs' own unpack: SPL Token's accounts are exactly 165 bytes, and Token-2022
+  // never reads a 355-byte account (a multisig's size) as a token account, whatever its byte 165.
+  if (account.owner === TOKEN_PROGRAM_ADDRESS && account.data.length !== TOKEN_ACCOUNT_SIZE) return null;
+  if (account.data.length === MULTISIG_SIZE) return null;
   // A Token-2022 mint with extensions is as long as an account: its account-type byte tells them apart.
   if (account.data.length > TOKEN_ACCOUNT_SIZE && account.data[TOKEN_ACCOUNT_SIZE] !== ACCOUNT_TYPE_ACCOUNT) return null;
   return decodeTokenAccount(account.address, account.data);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { none, some } from "@solana/kit";
 import { AccountState, getTokenDecoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "@solana-program/token-2022";
 import { isSome, type Address } from "@solana/kit";
 import { createTokenAccountViews, toTokenAccountView } from "../../../src/application/payment/token-accounts.ts";
 import { checkTokenDelegate, type TokenAccountView, type TokenDelegateUse } from "../../../src/domain/modes/token-delegate-check.ts";
@@ -105,6 +106,20 @@ describe("toTokenAccountView (SPL Token bytes from @solana-program/token's encod
     expect(at((d) => void (d[72] = 2))).toBeNull();
     expect(at((d) => void (d[109] = 2))).toBeNull();
     expect(at((d) => void (d[129] = 2))).toBeNull();
+  });
+
+  test("SECURITY: refuses the lengths the programs' unpack refuses: an SPL Token account that is not exactly 165 bytes, a 355-byte (multisig-sized) account of either program even with byte 165 = 2", () => {
+    const sized = (owner: Address, length: number) => {
+      const data = new Uint8Array(length);
+      data.set(bytes);
+      data[165] = 2;
+      return toTokenAccountView({ address: SOURCE, owner, lamports: 1n, data, executable: false });
+    };
+    expect(sized(TOKEN_PROGRAM_ADDRESS, 165)).not.toBeNull();
+    expect(sized(TOKEN_PROGRAM_ADDRESS, 170)).toBeNull();
+    expect(sized(TOKEN_PROGRAM_ADDRESS, 355)).toBeNull();
+    expect(sized(TOKEN_2022_PROGRAM_ADDRESS, 355)).toBeNull();
+    expect(sized(TOKEN_2022_PROGRAM_ADDRESS, 170)).not.toBeNull();
   });
 
   test("a views cache decodes each snapshot object once; separate caches share nothing", () => {
