@@ -4,45 +4,17 @@
  * toward the page's scan budget, so a page never looks up more owners than that budget.
  */
 import { describe, expect, test } from "bun:test";
-import { type Address, getBase58Decoder } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import { MAX_AGENTS_SCANNED } from "../../../src/application/registry/agent-payments.ts";
 import { pageOfAgentsByPayments } from "../../../src/application/registry/agents-by-payments.ts";
 import { type AgentCatalog, buildAgentCatalog } from "../../../src/domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../../src/domain/registry/agent-record.ts";
+import { agentIdentity, testAddress } from "../../registry/support/registry-fixtures.ts";
 
-const base58 = getBase58Decoder();
-function address(label: number, n: number): Address {
-  const bytes = new Uint8Array(32);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, label);
-  view.setUint32(4, n);
-  bytes[31] = 1;
-  return base58.decode(bytes) as Address;
-}
+const address = testAddress;
 
 function agent(n: number, owner: Address): AgentRecord {
-  return {
-    address: address(9, n),
-    identity: {
-      nftMint: address(1, n),
-      owner,
-      ownerVersion: 1n,
-      feedbackAuthority: owner,
-      metadataUri: `https://agents.example/${n}/card.json`,
-      metadataHash: new Uint8Array(32),
-      tags: [],
-      active: true,
-      createdAt: 1_700_000_000n,
-      updatedAt: 1_700_000_000n + BigInt(n),
-      verifiedFeedbackCount: 0n,
-      verifiedScoreSum: 0n,
-      unverifiedFeedbackCount: 0n,
-      unverifiedScoreSum: 0n,
-      validationCount: 0n,
-      delegationCount: 0n,
-      bump: 255,
-    },
-  };
+  return { address: address(9, n), identity: agentIdentity(n, { owner, feedbackAuthority: owner, tags: [], createdAt: 1_700_000_000n }) };
 }
 
 /** An index over a catalog that can be swapped, counting owner lookups. */
