@@ -35,7 +35,6 @@ function problemOf(errors: readonly string[] | undefined): string {
   return shortProblem(`bazaar: ${all.slice(0, MAX_ERRORS_NAMED).join("; ")}${more}`);
 }
 
-
 /** A copy of a JSON Schema without `pattern` and `patternProperties` keywords, at any depth. */
 function withoutPatterns(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutPatterns);
