@@ -1,3 +1,5 @@
+import { answerWithin } from "./answer-within.ts";
+
 export type CheckStatus = "ok" | "degraded" | "down";
 export type HealthCheck = Readonly<{ status: CheckStatus; detail?: string }>;
 /** A probe answers for one dependency; it may throw, which counts as `down`. */
@@ -142,16 +144,10 @@ function worstOf(checks: readonly HealthCheck[]): CheckStatus {
 }
 
 async function runProbe(probe: HealthProbe, timeoutMs: number): Promise<HealthCheck> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<HealthCheck>((resolve) => {
-    timer = setTimeout(() => resolve({ status: "down", detail: `no answer within ${timeoutMs} ms` }), timeoutMs);
-  });
   try {
-    return await Promise.race([probe(), deadline]);
+    return await answerWithin(probe(), timeoutMs, (): HealthCheck => ({ status: "down", detail: `no answer within ${timeoutMs} ms` }));
   } catch (error) {
     return { status: "down", detail: error instanceof Error ? error.message : "probe failed" };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

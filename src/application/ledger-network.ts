@@ -1,5 +1,6 @@
 import { networkOfGenesisHash } from "../domain/networks.ts";
 import { type Ledger, isLedgerError } from "./ports/ledger.ts";
+import { answerWithin } from "./answer-within.ts";
 
 /**
  * What the ledger says about `NETWORK`: it is that cluster (`matches`), it is another one
@@ -19,24 +20,15 @@ export type LedgerNetworkCheck =
  */
 export async function checkLedgerNetwork(ledger: Pick<Ledger, "getGenesisHash">, network: string, deadlineMs?: number): Promise<LedgerNetworkCheck> {
   let genesisHash: string;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const answer = ledger.getGenesisHash();
-    const late = new Promise<null>((resolve) => {
-      if (deadlineMs !== undefined) timer = setTimeout(() => resolve(null), deadlineMs);
-    });
-    const first = await Promise.race([answer, late]);
     // The call itself goes on until the ledger adapter's own timeout; its answer is not waited for.
-    if (first === null) {
-      answer.catch(() => {});
-      return Object.freeze({ kind: "unreachable", error: `no answer to getGenesisHash within ${deadlineMs} ms` });
-    }
+    const first = deadlineMs === undefined ? await answer : await answerWithin(answer, deadlineMs, () => null);
+    if (first === null) return Object.freeze({ kind: "unreachable", error: `no answer to getGenesisHash within ${deadlineMs} ms` });
     genesisHash = first;
   } catch (error) {
     if (!isLedgerError(error)) throw error;
     return Object.freeze({ kind: "unreachable", error: error.message });
-  } finally {
-    clearTimeout(timer);
   }
   const ledgerNetwork = networkOfGenesisHash(genesisHash);
   return ledgerNetwork === network ? Object.freeze({ kind: "matches" }) : Object.freeze({ kind: "mismatch", ledgerNetwork, genesisHash });

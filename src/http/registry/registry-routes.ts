@@ -12,6 +12,7 @@ import { HttpError } from "../http-error.ts";
 import { createAgentPresenter } from "./agent-presenter.ts";
 import { parseAgentListQuery, parseFeedbackQuery, parsePaymentsCursor, parseServicesQuery } from "./query-parsing.ts";
 import { pageOfAgentsByPayments } from "../../application/registry/agents-by-payments.ts";
+import { answerWithin } from "../../application/answer-within.ts";
 import type { AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
 import { encodePaymentsCursor, type PaymentsCursor } from "../../domain/registry/payments-order.ts";
 import {
@@ -157,15 +158,7 @@ async function receiptsSettledHere(payments: AgentPayments, entries: readonly Fe
   const receipts = entries.flatMap((e) => (e.paymentReceipt ? [e.paymentReceipt] : []));
   if (receipts.length === 0) return new Map();
   // A stalled store must not hold the list: past the wait it is served without `settledHere`.
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), SETTLED_HERE_WAIT_MS);
-  });
-  try {
-    return await Promise.race([payments.settledReceipts(receipts).catch(() => null), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return answerWithin(payments.settledReceipts(receipts).catch(() => null), SETTLED_HERE_WAIT_MS, () => null);
 }
 
 type SettledByReceipt = ReadonlyMap<string, readonly SettledReceipt[]>;

@@ -22,7 +22,7 @@ const NAME_MAPS: ReadonlySet<string> = new Set(["properties", "patternProperties
 /** Characters of a verdict, at most: it is cached and logged. */
 const MAX_PROBLEM_CHARS = 1_024;
 
-/** A verdict cut to MAX_PROBLEM_CHARS (the Worker cuts what it posts, the validator what it keeps). */
+/** A verdict cut to MAX_PROBLEM_CHARS: every verdict the Worker posts (and so every one cached) passes here. */
 export function shortProblem(problem: string): string {
   return problem.length <= MAX_PROBLEM_CHARS ? problem : `${problem.slice(0, MAX_PROBLEM_CHARS - 1)}…`;
 }

@@ -1,4 +1,4 @@
-import { screenBazaarExtension, shortProblem } from "./bazaar-declaration-screen.ts";
+import { screenBazaarExtension } from "./bazaar-declaration-screen.ts";
 import type { ValidationReply, ValidationRequest, WorkerReady } from "./bazaar-validation-worker.ts";
 
 /** A declaration's check: done (`problem` null when valid), or not done because the queue was full or validation is off. */
@@ -66,7 +66,7 @@ export function createBazaarValidator(options: BazaarValidatorOptions = {}): Baz
 
   function remember(json: string, problem: string | null, until = Number.POSITIVE_INFINITY): void {
     if (verdicts.size >= MAX_CACHED_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
-    verdicts.set(json, { problem: problem === null ? null : shortProblem(problem), until });
+    verdicts.set(json, { problem, until });
   }
 
   function cached(json: string): string | null | undefined {
