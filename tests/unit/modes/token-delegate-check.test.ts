@@ -70,7 +70,7 @@ describe("toTokenAccountView (SPL Token bytes from @solana-program/token's encod
       const encoded = getTokenEncoder().encode({
         mint: random(),
         owner: random(),
-        amount: BigInt(Math.floor(Math.random() * 2 ** 52)) * 4099n,
+        amount: BigInt(Math.floor(Math.random() * 2 ** 52)) * 4095n, // under 2^64: 4099n overflowed u64 in about one run in seven
         delegate: n % 2 === 0 ? some(random()) : none(),
         state: n % 3 === 0 ? AccountState.Frozen : AccountState.Initialized,
         isNative: n % 5 === 0 ? some(2_039_280n) : none(),
