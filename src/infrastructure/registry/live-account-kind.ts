@@ -117,6 +117,10 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
   let cancelNext: () => void = () => {};
   let nextAt = Number.POSITIVE_INFINITY;
   let reading: Promise<void> | null = null;
+  // True from a full read's start until it failed or its model is in. `reading` stays set a few
+  // microtasks longer (its `finally`), and a reader arriving in that gap after a failed first read
+  // must fail at once, not wait for the next attempt (`retryMs`, 5 s by default).
+  let readPending = false;
   let queued: Promise<void> | null = null;
   /** The next full read to start is written whole (makeWhole). */
   let wholeNext = false;
@@ -158,6 +162,7 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
     const since = baseline.mark();
     const whole = wholeNext;
     wholeNext = false;
+    readPending = true;
     try {
       let accounts: Parameters<AccountBaseline<R>["reconcile"]>[0] | null = await env.read(env.programId, env.filtersOf(spec.discriminator));
       const readMs = performance.now() - started;
@@ -168,11 +173,13 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
         return applyRead(taken, { started, startedAt, slot, since, readMs, whole });
       });
     } catch (error) {
+      readPending = false;
       if (whole) wholeNext = true;
       failed(error);
       scheduleNext(env.retryMs);
       throw error;
     }
+    readPending = false;
     scheduleNext(live ? env.reconcileMs : env.pollMs);
     if (pending.size > 0) flushSoon();
   }
@@ -293,7 +300,7 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
   return Object.freeze({
     model(): Promise<M> {
       if (model) return Promise.resolve(model);
-      if (lastError !== null && !reading) return Promise.reject(env.unavailable(lastError));
+      if (lastError !== null && !readPending) return Promise.reject(env.unavailable(lastError));
       return new Promise<M>((resolve, reject) => loadWaiters.push({ resolve, reject }));
     },
     peek: () => model,

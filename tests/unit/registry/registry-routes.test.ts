@@ -198,9 +198,12 @@ describe("registry routes via app.handle over a fake Ledger (mock)", () => {
     }
   });
 
-  test("ledger down before the first load: 503 in the error shape", async () => {
-    const { get } = setup((ledger) => ledger.failWith(new LedgerError("unavailable", "connection refused to http://user:pw@rpc.internal")));
+  test("ledger down before the first load: 503 in the error shape, at once (not after the next attempt)", async () => {
+    const { get, ledger } = setup((ledger) => ledger.failWith(new LedgerError("unavailable", "connection refused to http://user:pw@rpc.internal")));
     const { status, body } = await get("/agents");
+    // One failed read per kind: the answer did not wait for the retry 5 s later (it once did, when
+    // the request came in the gap between the read's failure and the end of its promise chain).
+    expect(ledger.calls.length).toBe(3);
     expect(status).toBe(503);
     expect(body.statusCode).toBe(503);
     expect(body.error).toBe("Service Unavailable");
