@@ -95,22 +95,26 @@ export function createRpcSignatureWatch(options: RpcSignatureWatchOptions): Sign
     };
   }
 
-  /** Drops the connection and every watch on it (they go silent: polling answers them). */
-  function lost(detail: string): void {
+  /** Closes the connection; every watch on it goes silent (polling answers them). */
+  function drop(): void {
     const current = socket;
     socket = null;
     open = false;
     requests.clear();
     byNodeId.clear();
     queued.clear();
-    if (current) {
-      current.onopen = current.onmessage = current.onclose = current.onerror = null;
-      try {
-        current.close();
-      } catch {
-        // Already closed.
-      }
+    if (!current) return;
+    current.onopen = current.onmessage = current.onclose = current.onerror = null;
+    try {
+      current.close();
+    } catch {
+      // Already closed.
     }
+  }
+
+  /** The connection failed or dropped: no new one before the backoff. */
+  function lost(detail: string): void {
+    drop();
     if (closed) return;
     retryAt = Date.now() + retryMs;
     log.info("pushed confirmations unavailable; polling only until the next attempt", { detail, inMs: retryMs });
@@ -151,13 +155,7 @@ export function createRpcSignatureWatch(options: RpcSignatureWatchOptions): Sign
     idleTimer = unref(
       setTimeout(() => {
         idleTimer = null;
-        if (watched() === 0 && socket) {
-          const current = socket;
-          socket = null;
-          open = false;
-          current.onopen = current.onmessage = current.onclose = current.onerror = null;
-          current.close();
-        }
+        if (watched() === 0 && socket) drop();
       }, idleCloseMs),
     );
   }
