@@ -28,7 +28,8 @@ const mode = process.argv[3] === "stub" ? "stub" : "execute";
 const ledger = createLocalLedger();
 // Confirmations are pushed over the pubsub (signatureSubscribe) as a real node's are, after the
 // same delay the status reads get; the stub executes nothing, so it has nothing to push.
-const proxy = startLedgerProxy(ledger, { pubsub: mode === "execute", signatureNoticeDelayMs: confirmAfterMs });
+// BENCH_LEDGER_PUBSUB=0 leaves it out (a node without pubsub: the facilitator polls only).
+const proxy = startLedgerProxy(ledger, { pubsub: mode === "execute" && process.env["BENCH_LEDGER_PUBSUB"] !== "0", signatureNoticeDelayMs: confirmAfterMs });
 const rule: FaultRule = mode === "stub" ? stubExecution(confirmAfterMs) : confirmAfterMs > 0 ? delayConfirmation(confirmAfterMs) : (_call, forward) => forward();
 proxy.setRule(async (call, forward) => {
   if (call.method === "bench_stats") {
