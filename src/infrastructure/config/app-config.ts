@@ -60,6 +60,12 @@ export const AppConfigSchema = Type.Object({
    * signature (confirmation goes on); also how long a retry of the same payment waits for it.
    */
   SETTLE_CONFIRM_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
+  /**
+   * Over JSON-RPC, also ask the node's pubsub (SOLANA_WS_URL) for each settlement's confirmation
+   * (`signatureSubscribe`), beside status polling. Off: polling only (a provider that bills each
+   * subscription, say).
+   */
+  SETTLE_CONFIRM_PUSH: Type.Boolean({ default: true }),
   /** Bazaar discovery (docs/discovery.md): catalogue resources declared in settled payments. */
   DISCOVERY_ENABLED: Type.Boolean({ default: true }),
   /** How long a catalogue entry stays listed after the last payment that refreshed it. */
