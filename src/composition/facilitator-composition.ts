@@ -100,7 +100,7 @@ export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
           network: config.NETWORK,
           duplicates: config.SETTLE_DUPLICATES,
           confirmDeadlineMs: config.SETTLE_CONFIRM_DEADLINE_MS,
-          // Over JSON-RPC only: the embedded ledger in this process answers a status read without a hop.
+          // SETTLE_CONFIRM_PUSH, over JSON-RPC only: the embedded ledger in this process answers a status read without a hop.
           ...(config.SOLANA_RPC_URL && config.SETTLE_CONFIRM_PUSH ? { signatureWatch: createRpcSignatureWatch({ url: pubsubUrlOf(config), logger }) } : {}),
           duplicateWaitMs: config.SETTLE_CONFIRM_DEADLINE_MS,
           feeBudget: protection.feeBudget,
