@@ -5,7 +5,8 @@
  *
  *   bun bench/settle-ledger.ts <confirmAfterMs> [execute|stub]
  *
- * `execute` (default): every transaction runs on the embedded ledger (real SPL Token).
+ * `execute` (default): every transaction runs on the embedded ledger (real SPL Token); the
+ * ledger's pubsub (signatureSubscribe) is served on the same port.
  * `stub`: sends are acknowledged and reported confirmed after the delay WITHOUT executing them;
  * only for measuring the facilitator's own ceiling, never for checking balances.
  *
@@ -25,7 +26,10 @@ const COUNTED = [
 const confirmAfterMs = Number(process.argv[2] ?? "0");
 const mode = process.argv[3] === "stub" ? "stub" : "execute";
 const ledger = createLocalLedger();
-const proxy = startLedgerProxy(ledger);
+// Confirmations are pushed over the pubsub (signatureSubscribe) as a real node's are, after the
+// same delay the status reads get; the stub executes nothing, so it has nothing to push.
+// BENCH_LEDGER_PUBSUB=0 leaves it out (a node without pubsub: the facilitator polls only).
+const proxy = startLedgerProxy(ledger, { pubsub: mode === "execute" && process.env["BENCH_LEDGER_PUBSUB"] !== "0", signatureNoticeDelayMs: confirmAfterMs });
 const rule: FaultRule = mode === "stub" ? stubExecution(confirmAfterMs) : confirmAfterMs > 0 ? delayConfirmation(confirmAfterMs) : (_call, forward) => forward();
 proxy.setRule(async (call, forward) => {
   if (call.method === "bench_stats") {

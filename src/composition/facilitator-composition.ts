@@ -35,6 +35,8 @@ import { type FeePayerProtection, feePayerBalanceCheck } from "./fee-payer-prote
 import { ping, toOperators } from "./health-probes.ts";
 import type { WindowCounterFactory } from "./window-counters-composition.ts";
 import type { Discovery } from "./discovery-composition.ts";
+import { createRpcSignatureWatch } from "../infrastructure/ledger/rpc-signature-watch.ts";
+import { pubsubUrlOf } from "./registry-composition.ts";
 
 export type FacilitatorWiring = Readonly<{
   config: AppConfig;
@@ -98,6 +100,8 @@ export function composeFacilitator(wiring: FacilitatorWiring): Facilitator {
           network: config.NETWORK,
           duplicates: config.SETTLE_DUPLICATES,
           confirmDeadlineMs: config.SETTLE_CONFIRM_DEADLINE_MS,
+          // SETTLE_CONFIRM_PUSH, over JSON-RPC only: the embedded ledger in this process answers a status read without a hop.
+          ...(config.SOLANA_RPC_URL && config.SETTLE_CONFIRM_PUSH ? { signatureWatch: createRpcSignatureWatch({ url: pubsubUrlOf(config), logger }) } : {}),
           duplicateWaitMs: config.SETTLE_CONFIRM_DEADLINE_MS,
           feeBudget: protection.feeBudget,
           clock: systemClock,

@@ -171,6 +171,6 @@ function registryIndexStore(executor: OpenedStore["executor"], programId: Addres
  * SOLANA_WS_URL, or SOLANA_RPC_URL with ws(s):// on the same host and port, as hosted nodes serve
  * their pubsub (a local test validator serves it on the next port: set SOLANA_WS_URL for it).
  */
-function pubsubUrlOf(config: AppConfig): string {
+export function pubsubUrlOf(config: AppConfig): string {
   return config.SOLANA_WS_URL ?? (config.SOLANA_RPC_URL ?? "").replace(/^http/i, "ws");
 }

@@ -23,6 +23,7 @@ import { rawLiteSvm } from "./litesvm-raw.ts";
 import { systemClock, silentLogger, type AccountSnapshot, type Clock, type Logger, type ProgramAccountFilter, type SignatureStatus } from "./ports.ts";
 import { createProgramAccountMirror } from "./program-account-mirror.ts";
 import { createProgramSubscriptions, type ProgramAccountListener } from "./program-subscriptions.ts";
+import { createSignatureSubscriptions, type SignatureListener, type SignatureNotice } from "./signature-subscriptions.ts";
 import { createSlotClock, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";
 import type { InstructionRunner } from "./token-2022-mints.ts";
 import { decodeTokenAccount, encodeMint, encodeTokenAccount, TOKEN_ACCOUNT_SIZE, type TokenAccountUpdate } from "./token-state.ts";
@@ -100,6 +101,11 @@ export type EmbeddedLedger = Readonly<{
    * happens (programSubscribe's notices; program-subscriptions.ts). Returns the unsubscribe function.
    */
   subscribeProgramAccounts(program: Address, filters: readonly ProgramAccountFilter[], listener: ProgramAccountListener): () => void;
+  /**
+   * Tells `listener` once when `signature` lands (at once if it already has): signatureSubscribe's
+   * notices (signature-subscriptions.ts). Returns the unsubscribe function.
+   */
+  subscribeSignature(signature: Signature, listener: SignatureListener): () => void;
   /** The rent epoch getAccountInfo reports for an account (0 unless a cheat code set one). */
   rentEpochOf(address: Address): bigint;
   latestBlockhash(): SlotBlockhash;
@@ -208,6 +214,22 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
 
   const raw = rawLiteSvm(svm);
 
+  const outcomeNotice = (signature: Signature): SignatureNotice | null => {
+    const outcome = executor.outcome(signature);
+    return outcome ? Object.freeze({ slot: outcome.slot, err: outcome.err }) : null;
+  };
+  const signatureSubscriptions = createSignatureSubscriptions(logger, outcomeNotice);
+
+  /** Every submission goes through here, so signatureSubscribe hears each one that lands. */
+  function submitWire(wire: Uint8Array, submitOptions?: SubmitOptions): SubmitResult {
+    const result = executor.submit(wire, submitOptions);
+    if (result.ok) {
+      const notice = outcomeNotice(result.signature);
+      if (notice) signatureSubscriptions.landed(result.signature, notice);
+    }
+    return result;
+  }
+
   /**
    * Through the native instance with the fast base58 codec: litesvm's wrapper converts each address
    * with kit's BigInt base58, which made a cheat-code write cost ~0.6 ms (a minute to seed 100,000
@@ -267,7 +289,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     const latest = slots.latest();
     airdrops += 1;
     const wire = await buildAirdropTransaction(signer, recipient, amount, latest.blockhash, latest.lastValidBlockHeight, airdrops);
-    const result = executor.submit(wire);
+    const result = submitWire(wire);
     if (!result.ok) throw new TransactionRefused(result.refusal);
     return result.signature;
   }
@@ -285,7 +307,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
       (m) => appendTransactionMessageInstructions(build(signer), m),
     );
     const wire = new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)));
-    const result = executor.submit(wire);
+    const result = submitWire(wire);
     if (!result.ok) throw new TransactionRefused(result.refusal);
     return result.signature;
   };
@@ -361,7 +383,8 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     rentEpochOf: (target: Address) => rentEpochs.get(target) ?? 0n,
     latestBlockhash: () => slots.latest(),
     isBlockhashValidNow: (blockhash: string) => slots.isValid(blockhash),
-    submit: (wire: Uint8Array, submitOptions?: SubmitOptions) => executor.submit(wire, submitOptions),
+    submit: submitWire,
+    subscribeSignature: signatureSubscriptions.subscribe,
     simulate: (wire: Uint8Array, simulateOptions?: SimulateOptions) => executor.simulate(wire, simulateOptions),
     signatureStatuses,
     statuses,

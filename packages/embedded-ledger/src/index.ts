@@ -18,8 +18,9 @@ export {
 export type { TokenBalance } from "./account-reads.ts";
 export { createLedgerRpcHandler, MAX_BATCH_SIZE, MAX_RPC_BODY_BYTES, type LedgerRpcHandler } from "./json-rpc-handler.ts";
 export { serveLedgerRpc, type LedgerRpcServer, type RpcListener, type ServeLedgerRpcOptions, type WebSocketHandler } from "./json-rpc-server.ts";
-export { createLedgerPubsub, MAX_PUBSUB_MESSAGE_BYTES, MAX_SUBSCRIPTIONS_PER_CONNECTION, type LedgerPubsub, type PubsubPeer, type PubsubSession } from "./json-rpc-pubsub.ts";
+export { createLedgerPubsub, MAX_PUBSUB_MESSAGE_BYTES, MAX_SIGNATURE_SUBSCRIPTIONS_PER_CONNECTION, MAX_SUBSCRIPTIONS_PER_CONNECTION, type LedgerPubsub, type PubsubPeer, type PubsubSession } from "./json-rpc-pubsub.ts";
 export type { ProgramAccountListener, ProgramAccountNotice } from "./program-subscriptions.ts";
+export type { SignatureListener, SignatureNotice } from "./signature-subscriptions.ts";
 export { parseLedgerPrograms } from "./ledger-programs.ts";
 export type { AccountSnapshot, Clock, Logger, ProgramAccountFilter, SignatureStatus } from "./ports.ts";
 export { BLOCKHASH_VALIDITY_BLOCKS, MS_PER_SLOT, SLOTS_PER_EPOCH, type SlotBlockhash } from "./slot-clock.ts";

@@ -1,8 +1,10 @@
 import type { Address } from "@solana/kit";
-import type { EmbeddedLedger } from "./embedded-ledger.ts";
+import { type EmbeddedLedger, FINALITY_SLOTS } from "./embedded-ledger.ts";
 import { checkAccountConfig, encodeAccount, parseFilters } from "./json-rpc-account-methods.ts";
-import { addressParam, configParam, invalidParams, isRpcError, RPC_ERRORS, RpcError, toJson } from "./json-rpc-protocol.ts";
+import { addressParam, configParam, invalidParams, isRpcError, RPC_ERRORS, RpcError, signatureParam, toJson } from "./json-rpc-protocol.ts";
 import { silentLogger, type Logger } from "./ports.ts";
+import type { SignatureNotice } from "./signature-subscriptions.ts";
+import { MS_PER_SLOT } from "./slot-clock.ts";
 
 /** One WebSocket connection as the listener hands it over. */
 export type PubsubPeer = Readonly<{
@@ -18,8 +20,14 @@ export type PubsubSession = Readonly<{
 
 export type LedgerPubsub = Readonly<{ open(peer: PubsubPeer): PubsubSession }>;
 
-/** Subscriptions one connection may hold; past it programSubscribe is refused. */
+/** programSubscribe subscriptions one connection may hold; past it programSubscribe is refused. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 64;
+/**
+ * signatureSubscribe subscriptions one connection may hold at once. Larger than the program cap: a
+ * facilitator watches every settlement in flight (a thousand at once in bench/settle.ts), and one
+ * costs a map entry, not a filter pass per write. Each ends with its notice.
+ */
+export const MAX_SIGNATURE_SUBSCRIPTIONS_PER_CONNECTION = 16_384;
 /** Largest request message read; a subscribe request is a few hundred bytes. */
 export const MAX_PUBSUB_MESSAGE_BYTES = 64 * 1024;
 
@@ -35,6 +43,13 @@ const COMMITMENTS = new Set(["processed", "confirmed", "finalized"]);
  * `programUnsubscribe` (params: the id) answers true. Every write is final at once on this ledger, so
  * all commitments see the same notices. As on a real node, an account that leaves the program
  * (closed, reassigned) is not notified.
+ *
+ * `signatureSubscribe` (params: the signature, then `{ commitment }`) answers a subscription id;
+ * when the transaction lands (or at once if it already has) one `signatureNotification`
+ * (`{ result: { context: { slot }, value: { err } }, subscription }`, err null when it
+ * succeeded) is pushed and the subscription ends, as on a real node. At `finalized` the notice
+ * waits until the transaction reads finalized (32 slots). `signatureUnsubscribe` answers true.
+ * `enableReceivedNotification` is refused: this ledger has no "received" step to tell.
  */
 export function createLedgerPubsub(ledger: EmbeddedLedger, options: Readonly<{ logger?: Logger }> = {}): LedgerPubsub {
   const logger = options.logger ?? silentLogger;
@@ -42,6 +57,7 @@ export function createLedgerPubsub(ledger: EmbeddedLedger, options: Readonly<{ l
 
   function open(peer: PubsubPeer): PubsubSession {
     const subscriptions = new Map<number, () => void>();
+    const signatureSubscriptions = new Map<number, () => void>();
     let closed = false;
 
     function reply(id: Id, body: { result: unknown } | { error: RpcError }): void {
@@ -85,7 +101,47 @@ export function createLedgerPubsub(ledger: EmbeddedLedger, options: Readonly<{ l
       return true;
     }
 
-    const methods: Readonly<Record<string, (params: readonly unknown[]) => unknown>> = { programSubscribe, programUnsubscribe };
+    function signatureSubscribe(params: readonly unknown[]): number {
+      const signature = signatureParam(params[0]);
+      const config = configParam(params, 1);
+      const commitment = config["commitment"] ?? "finalized";
+      if (typeof commitment !== "string" || !COMMITMENTS.has(commitment)) throw invalidParams("Invalid param: commitment must be processed, confirmed or finalized");
+      if (config["enableReceivedNotification"] === true) throw invalidParams("Invalid param: enableReceivedNotification is not supported by the embedded ledger");
+      // SECURITY: each costs memory until its transaction lands; a connection cannot pile them up.
+      if (signatureSubscriptions.size >= MAX_SIGNATURE_SUBSCRIPTIONS_PER_CONNECTION) {
+        throw new RpcError(RPC_ERRORS.invalidRequest, `Too many signature subscriptions on this connection (at most ${MAX_SIGNATURE_SUBSCRIPTIONS_PER_CONNECTION})`);
+      }
+      const id = nextSubscription++;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const notify = (notice: SignatureNotice): void => {
+        timer = null;
+        if (closed || !signatureSubscriptions.has(id)) return;
+        const toFinality = FINALITY_SLOTS - (ledger.getSlot() - notice.slot);
+        if (commitment === "finalized" && toFinality > 0n) {
+          timer = setTimeout(() => notify(notice), Number(toFinality) * MS_PER_SLOT);
+          return;
+        }
+        signatureSubscriptions.delete(id);
+        peer.send(toJson({ jsonrpc: "2.0", method: "signatureNotification", params: { result: { context: { slot: notice.slot }, value: { err: notice.err } }, subscription: id } }));
+      };
+      const unsubscribe = ledger.subscribeSignature(signature, notify);
+      signatureSubscriptions.set(id, () => {
+        unsubscribe();
+        if (timer !== null) clearTimeout(timer);
+      });
+      return id;
+    }
+
+    function signatureUnsubscribe(params: readonly unknown[]): boolean {
+      const id = params[0];
+      const stop = typeof id === "number" ? signatureSubscriptions.get(id) : undefined;
+      if (stop === undefined) throw invalidParams("Invalid subscription id.");
+      stop();
+      signatureSubscriptions.delete(id as number);
+      return true;
+    }
+
+    const methods: Readonly<Record<string, (params: readonly unknown[]) => unknown>> = { programSubscribe, programUnsubscribe, signatureSubscribe, signatureUnsubscribe };
 
     function message(text: string): void {
       if (text.length > MAX_PUBSUB_MESSAGE_BYTES) return reply(null, { error: new RpcError(RPC_ERRORS.invalidRequest, "Request too large") });
@@ -120,6 +176,8 @@ export function createLedgerPubsub(ledger: EmbeddedLedger, options: Readonly<{ l
         closed = true;
         for (const unsubscribe of subscriptions.values()) unsubscribe();
         subscriptions.clear();
+        for (const stop of signatureSubscriptions.values()) stop();
+        signatureSubscriptions.clear();
       },
     });
   }

@@ -1,10 +1,21 @@
 import type { Signature } from "@solana/kit";
 import { systemClock } from "../ports/clock.ts";
 import { type Ledger, type SignatureStatus, isLedgerError } from "../ports/ledger.ts";
+import type { SignatureNotice, SignatureWatch } from "../ports/signature-watch.ts";
 import { type ConfirmationOutcome, type ConfirmationPolicy, DEFAULT_CONFIRMATION_POLICY } from "./confirm-transaction.ts";
 
 /** Waits for one submitted signature; same outcomes and bounds as {@link confirmTransaction}. */
 export type Confirmer = (signature: Signature, lastValidBlockHeight: bigint) => Promise<ConfirmationOutcome>;
+
+/**
+ * A Confirmer that can be told of a send before it happens: `expect` starts watching for the
+ * node's pushed confirmation (a SignatureWatch), so the notice, which the node sends as soon as
+ * the transaction lands, is already asked for when the send returns. Returns the function that
+ * stops watching; call it once the settlement no longer waits (confirmed, or never sent).
+ */
+export type BatchedConfirmer = Confirmer & Readonly<{ expect(signature: Signature): () => void }>;
+
+type Watched = { notice: SignatureNotice | null; waiter: Waiter | null };
 
 /**
  * How soon a newly submitted signature gets its first look, at the earliest after the last poll
@@ -39,9 +50,21 @@ type Waiter = {
  * after its send costs no height read. Semantics per signature are those of `confirmTransaction`:
  * confirmed, failed on-chain, expired (blockhash passed and one last look found nothing), or
  * unknown at `maxWaitMs`.
+ *
+ * With a SignatureWatch, a pushed `confirmed` notice settles a signature at once (when it came
+ * before the send returned, without any status call); everything above still runs beside it, so a
+ * watch that says nothing changes nothing. A notice that the transaction failed is not taken as
+ * the outcome: the failure's detail comes from the status read, so it only brings the next look
+ * forward.
  */
-export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY, now: () => number = systemClock.now): Confirmer {
+export function createBatchedConfirmer(
+  ledger: Ledger,
+  policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY,
+  now: () => number = systemClock.now,
+  watch?: SignatureWatch,
+): BatchedConfirmer {
   const waiters = new Set<Waiter>();
+  const watched = new Map<Signature, Watched>();
   const firstLookGap = Math.min(FIRST_LOOK_GAP_MS, policy.pollIntervalMs);
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dueAt = Number.POSITIVE_INFINITY;
@@ -85,7 +108,31 @@ export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolic
 
   function settle(waiter: Waiter, outcome: ConfirmationOutcome): void {
     if (!waiters.delete(waiter)) return;
+    if (!waiter.looked) fresh -= 1;
     waiter.resolve(outcome);
+  }
+
+  /** A pushed notice for a waiting signature. */
+  function pushed(waiter: Waiter, notice: SignatureNotice): void {
+    if (!notice.failed) return settle(waiter, { kind: "confirmed", slot: notice.slot });
+    if (!waiter.looked) return; // its first look is on its way
+    waiter.looked = false;
+    fresh += 1;
+    if (!polling) scheduleNext();
+  }
+
+  function expect(signature: Signature): () => void {
+    if (!watch || watched.has(signature)) return () => {};
+    const entry: Watched = { notice: null, waiter: null };
+    watched.set(signature, entry);
+    const stop = watch.watch(signature, (notice) => {
+      entry.notice = notice;
+      if (entry.waiter) pushed(entry.waiter, notice);
+    });
+    return () => {
+      stop();
+      if (watched.get(signature) === entry) watched.delete(signature);
+    };
   }
 
   /** The outcome a status decides, or null while it is only `processed`. */
@@ -138,12 +185,19 @@ export function createBatchedConfirmer(ledger: Ledger, policy: ConfirmationPolic
     });
   }
 
-  return (signature, lastValidBlockHeight) =>
-    new Promise<ConfirmationOutcome>((resolve, reject) => {
+  const confirm: Confirmer = (signature, lastValidBlockHeight) => {
+    const entry = watched.get(signature);
+    // Pushed before the send returned: no status call at all.
+    if (entry?.notice && !entry.notice.failed) return Promise.resolve({ kind: "confirmed", slot: entry.notice.slot });
+    return new Promise<ConfirmationOutcome>((resolve, reject) => {
       const time = now();
       if (waiters.size === 0) nextFullPollAt = time + policy.pollIntervalMs;
-      waiters.add({ signature, lastValidBlockHeight, deadline: time + policy.maxWaitMs, resolve, reject, lastProblem: "no answer from the ledger", looked: false });
+      const waiter: Waiter = { signature, lastValidBlockHeight, deadline: time + policy.maxWaitMs, resolve, reject, lastProblem: "no answer from the ledger", looked: false };
+      waiters.add(waiter);
       fresh += 1;
+      if (entry) entry.waiter = waiter;
       if (!polling) scheduleNext();
     });
+  };
+  return Object.assign(confirm, { expect });
 }

@@ -2,7 +2,7 @@ import type { PaymentRequest } from "../../domain/payment/payment-request.ts";
 import { nowOf } from "../ports/clock.ts";
 import { isLedgerError } from "../ports/ledger.ts";
 import type { SettlementRecord } from "../ports/settlement-store.ts";
-import { createBatchedConfirmer } from "./batched-confirmation.ts";
+import { type BatchedConfirmer, createBatchedConfirmer } from "./batched-confirmation.ts";
 import { createBlockhashWindowReader } from "./blockhash-window.ts";
 import type { CallerKind } from "./fee-budget.ts";
 import { termsConflict } from "./previous-settlement.ts";
@@ -58,9 +58,12 @@ export function createSettlementService(
 ): SettlementService {
   const running = new Map<string, Readonly<{ paymentId: string | null; execution: Promise<SettleResponse> }>>();
   // One status poll and one blockhash read serve every settlement in flight (see each factory).
+  // The node's pushed confirmations, when it has a pubsub, spare each settlement its first status look.
+  const confirmer = deps.confirm ? null : createBatchedConfirmer(deps.ledger, deps.confirmation, nowOf(deps.clock), deps.signatureWatch);
   const steps: SettleTransactionDeps = {
     ...deps,
-    confirm: deps.confirm ?? createBatchedConfirmer(deps.ledger, deps.confirmation, nowOf(deps.clock)),
+    confirm: deps.confirm ?? (confirmer as BatchedConfirmer),
+    ...(confirmer && deps.signatureWatch ? { expectConfirmation: confirmer.expect } : {}),
     blockhashWindow: deps.blockhashWindow ?? createBlockhashWindowReader(deps.ledger),
   };
 

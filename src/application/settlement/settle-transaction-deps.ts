@@ -1,8 +1,9 @@
-import type { Address } from "@solana/kit";
+import type { Address, Signature } from "@solana/kit";
 import type { Clock } from "../ports/clock.ts";
 import type { Ledger } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SettlementStore } from "../ports/settlement-store.ts";
+import type { SignatureWatch } from "../ports/signature-watch.ts";
 import type { Confirmer } from "./batched-confirmation.ts";
 import type { BlockhashWindowReader } from "./blockhash-window.ts";
 import type { ConfirmationPolicy } from "./confirm-transaction.ts";
@@ -30,6 +31,13 @@ export type SettleTransactionDeps = Readonly<{
   duplicateWaitMs?: number;
   /** Shared confirmation (one status poll for all in flight); default: a poll loop per settlement. */
   confirm?: Confirmer;
+  /**
+   * Told of a send before it happens (BatchedConfirmer.expect), so the node's pushed confirmation
+   * is asked for while the claim commits; returns the function that stops waiting for it.
+   */
+  expectConfirmation?: (signature: Signature) => () => void;
+  /** The node's pushed confirmations (signatureSubscribe); absent, confirmation polls only. */
+  signatureWatch?: SignatureWatch;
   /** Shared blockhash reads; default: two RPC calls per settlement. */
   blockhashWindow?: BlockhashWindowReader;
   /** Per-payer and per-fee-payer spending limits; absent means unlimited (unit tests only). */

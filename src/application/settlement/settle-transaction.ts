@@ -68,8 +68,11 @@ async function signClaimAndSubmit(
     await giveBack(deps, reservation);
     throw error;
   }
-  const { claim, wire, signature } = claimed;
-  if (claim.outcome !== "claimed") await giveBack(deps, reservation);
+  const { claim, wire, signature, stopWatching } = claimed;
+  if (claim.outcome !== "claimed") {
+    stopWatching();
+    await giveBack(deps, reservation);
+  }
   if (claim.outcome === "over-budget") {
     return settleFailure(
       network,
@@ -88,8 +91,12 @@ async function signClaimAndSubmit(
 
   // From here the record is `pending` with the signed bytes: possibly sent, as recovery assumes.
   const log = deps.logger.child({ key: candidate.key, signature });
-  const submission = await submitTransaction(ledger, wire, signature);
+  const submission = await submitTransaction(ledger, wire, signature).catch((error: unknown) => {
+    stopWatching();
+    throw error;
+  });
   if (submission.kind === "rejected") {
+    stopWatching();
     // The preflight passed, so this is rare (a blockhash that expired in between, a node that
     // changed its mind). Nothing landed: the charge is given back, it stands only for real spend.
     // A store failure here only leaves an open record for recovery to fail.
@@ -101,7 +108,7 @@ async function signClaimAndSubmit(
 
   // Kept with the record's next write (its finish, or the pending mark) for status lookups.
   const submittedAt = new Date((deps.clock ?? systemClock).now());
-  const confirmation = deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock));
+  const confirmation = (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock))).finally(stopWatching);
   const finishing = confirmation.then((outcome) => finishConfirmation(deps, candidate, signature, reservation, log, outcome, submittedAt));
   if (deps.confirmDeadlineMs === undefined) return finishing;
   // SETTLE_CONFIRM_DEADLINE_MS: past it the client is told the settlement is pending, with the
@@ -172,7 +179,7 @@ async function finishConfirmation(
   }
 }
 
-type SignedClaim = Readonly<{ claim: BudgetedClaimResult; wire: Uint8Array; signature: Signature }>;
+type SignedClaim = Readonly<{ claim: BudgetedClaimResult; wire: Uint8Array; signature: Signature; stopWatching: () => void }>;
 
 /** Co-signs and claims: the claim stores our signature and the signed bytes before any send. */
 async function signAndClaim(
@@ -190,8 +197,15 @@ async function signAndClaim(
   const wire = new Uint8Array(getTransactionEncoder().encode(signed));
   const signature = base58Text(signatureBytes) as Signature;
   const draft = { ...draftOf(candidate, deps.network, { signature, wireTransaction: getBase64Decoder().decode(wire), lastValidBlockHeight }), feeCharge, apiKey };
-  const claim = candidate.budget ? await deps.store.claimWithinBudget(draft, candidate.budget) : await deps.store.claim(draft);
-  return { claim, wire, signature };
+  // Asked now, beside the claim's commit: a node pushes the confirmation as soon as the send lands.
+  const stopWatching = deps.expectConfirmation?.(signature) ?? (() => {});
+  try {
+    const claim = candidate.budget ? await deps.store.claimWithinBudget(draft, candidate.budget) : await deps.store.claim(draft);
+    return { claim, wire, signature, stopWatching };
+  } catch (error) {
+    stopWatching();
+    throw error;
+  }
 }
 
 /** What a claim stores: the candidate's terms plus what this attempt sends (nothing, for a record). */

@@ -60,6 +60,13 @@ export const AppConfigSchema = Type.Object({
    * signature (confirmation goes on); also how long a retry of the same payment waits for it.
    */
   SETTLE_CONFIRM_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
+  /**
+   * Over JSON-RPC, also ask the node's pubsub (SOLANA_WS_URL) for each settlement's confirmation
+   * (`signatureSubscribe`), beside status polling. Off by default until a quiet bench shows it pays
+   * for its messages (docs/performance.md, issue 26's third round); some providers bill each
+   * subscription.
+   */
+  SETTLE_CONFIRM_PUSH: Type.Boolean({ default: false }),
   /** Bazaar discovery (docs/discovery.md): catalogue resources declared in settled payments. */
   DISCOVERY_ENABLED: Type.Boolean({ default: true }),
   /** How long a catalogue entry stays listed after the last payment that refreshed it. */

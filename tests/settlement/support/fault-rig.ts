@@ -21,6 +21,7 @@ import { DEVNET_USDC_MINT, SOLANA_DEVNET } from "../../../src/domain/networks.ts
 import { DEFAULT_VERIFICATION_POLICY } from "../../../src/domain/verification/verification-policy.ts";
 import { createFacilitatorApp } from "../../../src/http/facilitator-app.ts";
 import { createLocalLedger, type LocalLedger } from "../../../src/infrastructure/ledger/local-ledger.ts";
+import { createRpcSignatureWatch } from "../../../src/infrastructure/ledger/rpc-signature-watch.ts";
 import { createRpcLedger } from "../../../src/infrastructure/ledger/rpc-ledger.ts";
 import { createLocalSigner } from "../../../src/infrastructure/signers/index.ts";
 import { type OpenedStore, openStore } from "../../../src/infrastructure/store/index.ts";
@@ -64,12 +65,19 @@ export type FaultRigOptions = Readonly<{
   wrapStore?: (store: SettlementStore) => SettlementStore;
   /** Fee budget limits, charged to counters in the same store; none by default. */
   feeBudget?: FeeBudgetLimits;
+  /**
+   * Pushed confirmations: the service watches signatures over the proxy's WebSocket, which serves
+   * the ledger's pubsub ("pubsub") or, like a node without one, refuses the upgrade ("no-pubsub").
+   * Absent: no watch, polling only.
+   */
+  signatureWatch?: "pubsub" | "no-pubsub";
 }>;
 
 export async function startFaultRig(options: FaultRigOptions = {}): Promise<FaultRig> {
   const clock = manualClock();
   const ledger = createLocalLedger({ clock });
-  const proxy = startLedgerProxy(ledger);
+  const proxy = startLedgerProxy(ledger, { pubsub: options.signatureWatch === "pubsub" });
+  const signatureWatch = options.signatureWatch ? createRpcSignatureWatch({ url: proxy.url.replace(/^http/, "ws"), logger: silentLogger }) : undefined;
   const rpcLedger = createRpcLedger({ url: proxy.url, timeoutMs: options.rpcTimeoutMs ?? RIG_RPC_TIMEOUT_MS });
   const store = options.store ?? (await openStore({ inMemory: true }));
   const signer = await createLocalSigner(crypto.getRandomValues(new Uint8Array(32)), "test key");
@@ -96,6 +104,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     ledger: rpcLedger,
     store: options.wrapStore ? options.wrapStore(store.settlements) : store.settlements,
     ...(feeBudget ? { feeBudget } : {}),
+    ...(signatureWatch ? { signatureWatch } : {}),
     logger: silentLogger,
     network: SOLANA_DEVNET,
     confirmation: RIG_CONFIRMATION,
@@ -124,6 +133,7 @@ export async function startFaultRig(options: FaultRigOptions = {}): Promise<Faul
     reconcile: () => reconcileSettlements({ ledger: rpcLedger, store: store.settlements, logger: silentLogger, network: SOLANA_DEVNET, ...(feeBudget ? { feeBudget } : {}) }),
     async close() {
       await settlement.drain();
+      signatureWatch?.close();
       if (!options.store) await store.close();
       await proxy.stop();
     },
