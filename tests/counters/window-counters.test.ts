@@ -160,6 +160,34 @@ if (pg.run) {
   });
 }
 
+if (pg.run) {
+  describe("window counters in PostgreSQL: the charge's commit", () => {
+    test("commits without waiting for its WAL flush, for its own transaction only (the claim after it stays synchronous)", async () => {
+      const database = await createTestDatabase();
+      const store = await openStore({ databaseUrl: database.url });
+      const session = await store.executor.session!();
+      const mode = async () => String((await session.query("SELECT current_setting('synchronous_commit') AS mode"))[0]?.["mode"]);
+      try {
+        const counters = createSqlWindowCounters(session);
+        expect(await mode()).toBe("on");
+        // Inside an explicit transaction, so the setting the statement made can be read before it ends.
+        await session.query("BEGIN");
+        expect(await counters.add(1, ["payer:sync-test"], 7n)).toEqual([7n]);
+        expect(await mode()).toBe("off");
+        await session.query("COMMIT");
+        expect(await mode()).toBe("on");
+        // Outside one: the statement's own transaction ends with it, and the setting with it.
+        expect(await counters.add(1, ["payer:sync-test"], 1n)).toEqual([8n]);
+        expect(await mode()).toBe("on");
+      } finally {
+        session.release();
+        await store.close();
+        await database.drop();
+      }
+    });
+  });
+}
+
 const redis = await redisGate("tests/counters");
 failWhenRequired(redis, "Redis must be reachable in CI");
 if (redis.run) {
