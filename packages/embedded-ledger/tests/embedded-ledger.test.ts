@@ -1,6 +1,6 @@
 // Real components: litesvm with the real SPL Token program, kit codecs. Time comes from a manual clock.
 import { describe, expect, it } from "bun:test";
-import { generateKeyPairSigner, getBase58Decoder, getBase58Encoder, type Signature } from "@solana/kit";
+import { type Address, generateKeyPairSigner, getBase58Decoder, getBase58Encoder, type Signature } from "@solana/kit";
 import { AccountState, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { TransactionRefused } from "../src/index.ts";
 import { createTestLedger, fundWallets, landed, malformedVariants, manualClock, transferWire, USDC } from "./support/fixtures.ts";
@@ -17,6 +17,40 @@ describe("embedded ledger: slots and epochs (manual clock)", () => {
     const info = ledger.epochInfo();
     expect(info.slotsInEpoch).toBe(432_000n);
     expect(info.absoluteSlot).toBe(start + 1n);
+  });
+});
+
+describe("embedded ledger: the Clock sysvar programs see (manual clock)", () => {
+  const CLOCK_SYSVAR = "SysvarC1ock11111111111111111111111111111111" as Address;
+  function clockSysvar(ledger: ReturnType<typeof createTestLedger>): Readonly<{ slot: bigint; unixTimestamp: bigint }> {
+    const data = ledger.readAccount(CLOCK_SYSVAR)?.data ?? new Uint8Array(40);
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    return { slot: view.getBigUint64(0, true), unixTimestamp: view.getBigInt64(32, true) };
+  }
+
+  it("follows the slot and the second at every transaction, also when only the second changed", async () => {
+    // Booted 300 ms into a second: seconds turn at 700, 1700 ms; slots at every 400 ms.
+    const clock = manualClock(1_750_000_000_300);
+    const ledger = createTestLedger({ clock });
+    const wallets = await fundWallets(ledger, 9_000_000n);
+    const expectNow = () => expect(clockSysvar(ledger)).toEqual({ slot: ledger.getSlot(), unixTimestamp: BigInt(Math.floor(clock.now() / 1000)) });
+    const simulateNow = async () => {
+      const wire = await transferWire({ wallets, amount: 1n, blockhash: ledger.latestBlockhash() });
+      expect(ledger.simulate(wire).ok).toBe(true);
+    };
+    await simulateNow();
+    expectNow();
+    clock.advance(1_350); // 1,350 ms: slot +3, the second 1,750,000,001
+    await simulateNow();
+    expectNow();
+    clock.advance(300); // 1,650 ms: slot +4, still the second 1,750,000,001
+    await simulateNow();
+    expectNow();
+    const slot = ledger.getSlot();
+    clock.advance(100); // 1,750 ms: the same slot, the second 1,750,000,002
+    expect(ledger.getSlot()).toBe(slot);
+    await simulateNow();
+    expectNow();
   });
 });
 
