@@ -13,6 +13,8 @@ export type ServiceProcess = Readonly<{
   healthyMs: number;
   /** CPU time (user + system, every thread) the process had used when it was healthy. */
   healthyCpuMs: number;
+  /** The same for its main thread only: what JavaScript did, which bounds the wall time on an idle machine. */
+  healthyMainCpuMs: number;
   /** VmRSS (resident now) and VmHWM (the peak resident size since the process started). */
   memory(): MemoryStatus;
   /** SIGTERM, then waits for the exit. */
@@ -65,6 +67,7 @@ export async function startService(env: Readonly<Record<string, string>>, health
   let waiting: HealthTarget[] = [{ port: healthPort, kind: "app" }, ...more];
   let healthyMs = 0;
   let healthyCpuMs = 0;
+  let healthyMainCpuMs = 0;
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was healthy: ${(await new Response(child.stdout).text()).slice(-2000)}`);
@@ -75,6 +78,7 @@ export async function startService(env: Readonly<Record<string, string>>, health
       if (waiting.length === 0) {
         healthyMs = performance.now() - started;
         healthyCpuMs = processCpuMs(child.pid);
+        healthyMainCpuMs = processCpuMs(child.pid, child.pid);
         break;
       }
       await Bun.sleep(10);
@@ -83,12 +87,13 @@ export async function startService(env: Readonly<Record<string, string>>, health
     await stop();
     throw error;
   }
-  return Object.freeze({ pid: child.pid, healthyMs, healthyCpuMs, memory: () => memoryOf(child.pid), stop });
+  return Object.freeze({ pid: child.pid, healthyMs, healthyCpuMs, healthyMainCpuMs, memory: () => memoryOf(child.pid), stop });
 }
 
-/** utime + stime of the whole process (every thread), from /proc/<pid>/stat; USER_HZ is 100. */
-export function processCpuMs(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+/** utime + stime of the whole process (every thread), or of one thread, from /proc; USER_HZ is 100. */
+export function processCpuMs(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = (readFileSync(path, "utf8").split(") ")[1] ?? "").split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 

@@ -2,7 +2,7 @@
  * Start-up time to healthy: spawns `bun src/main.ts` and polls every port it serves until each
  * answers (the facilitator's and, for ROLE=all, the registry's /health with 200; the embedded
  * ledger's JSON-RPC getHealth with "ok"). Beside the wall time, the CPU the process had used by
- * then (every thread), which moves less than the wall time on a shared machine. Runs with
+ * then (every thread, and its main thread alone), which moves less than the wall time on a shared machine. Runs with
  * embedded defaults (fresh DATA_DIR, then the same DATA_DIR again), for ROLE=all (the
  * default) and ROLE=facilitator, and with PostgreSQL (DATABASE_URL, a bench database created and
  * dropped here). Beside each time, the child's peak resident size (VmHWM) when it became healthy.
@@ -22,7 +22,7 @@ import { type HealthTarget, loadAverage, median, randomPort, startService } from
 const runs = Number(process.argv[2] ?? 3);
 const ADMIN_URL = process.env["TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-type Sample = Readonly<{ ms: number; cpuMs: number; peakMb: number }>;
+type Sample = Readonly<{ ms: number; cpuMs: number; mainCpuMs: number; peakMb: number }>;
 
 async function timeToHealthy(env: Record<string, string>): Promise<Sample> {
   const port = randomPort();
@@ -30,7 +30,7 @@ async function timeToHealthy(env: Record<string, string>): Promise<Sample> {
   const more: HealthTarget[] = [{ port: port + 2, kind: "ledger" }, ...(all ? [{ port: port + 1, kind: "app" as const }] : [])];
   const service = await startService({ ROLE: "facilitator", FACILITATOR_PORT: String(port), REGISTRY_PORT: String(port + 1), LOCAL_LEDGER_PORT: String(port + 2), ...env }, port, more);
   try {
-    return { ms: service.healthyMs, cpuMs: service.healthyCpuMs, peakMb: service.memory().hwmMb };
+    return { ms: service.healthyMs, cpuMs: service.healthyCpuMs, mainCpuMs: service.healthyMainCpuMs, peakMb: service.memory().hwmMb };
   } finally {
     await service.stop();
   }
@@ -41,7 +41,7 @@ function summary(label: string, samples: readonly Sample[]): void {
   const cpu = samples.map((s) => s.cpuMs.toFixed(0)).join(", ");
   console.log(
     `${label.padEnd(52)} median ${median(samples.map((s) => s.ms)).toFixed(0).padStart(5)} ms (${times})   ` +
-      `CPU median ${median(samples.map((s) => s.cpuMs)).toFixed(0)} ms (${cpu})   ` +
+      `CPU median ${median(samples.map((s) => s.cpuMs)).toFixed(0)} ms (${cpu}), main thread ${median(samples.map((s) => s.mainCpuMs)).toFixed(0)} ms   ` +
       `peak ${median(samples.map((s) => s.peakMb)).toFixed(0)} MB   load ${loadAverage()}`,
   );
 }

@@ -10,7 +10,8 @@ import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructu
 import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
 import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
 import { isCoded } from "./domain/coded-error.ts";
-import { VERSION, buildService, serveLocalLedgerRpc } from "./composition/service.ts";
+import type { Service } from "./composition/service.ts";
+import { compilePgliteWasm } from "./infrastructure/store/pglite-wasm.ts";
 
 /**
  * A backstop behind the error layer's 64 KiB cap: the listener itself refuses anything larger
@@ -41,6 +42,11 @@ if (!parsed.ok) {
 const config = parsed.config;
 const startedAt = performance.now();
 
+// The embedded database's WebAssembly compiles on another thread while the service's modules load
+// (pglite-wasm.ts): they are imported only now, after the compile has started.
+if (!config.DATABASE_URL) void compilePgliteWasm().catch(() => undefined);
+const { VERSION, buildService, serveLocalLedgerRpc } = await import("./composition/service.ts");
+
 // Bun.serve or Deno.serve, whichever runtime runs this process (`deno task start`, deno.json).
 let httpListener: HttpListener;
 try {
@@ -50,7 +56,7 @@ try {
   process.exit(1);
 }
 
-let service: Awaited<ReturnType<typeof buildService>>;
+let service: Service;
 try {
   service = await buildService(config, process.env, logger);
 } catch (error) {

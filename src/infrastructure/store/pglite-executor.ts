@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import type { Transaction } from "@electric-sql/pglite";
 import type { Logger } from "../../application/ports/logger.ts";
@@ -7,6 +6,7 @@ import { silentLogger } from "../../application/ports/logger.ts";
 import type { SqlExecutor, SqlParam, SqlQueryable, SqlRow } from "./sql-executor.ts";
 import { acquireDirectoryLock } from "./pglite-directory-lock.ts";
 import { copyPgliteTemplate, isEmptyDirectory } from "./pglite-template.ts";
+import { compilePgliteWasm } from "./pglite-wasm.ts";
 
 export type PgliteExecutorOptions = Readonly<{
   /** Directory holding the database files; omitted means in memory (tests, throwaway runs). */
@@ -50,9 +50,10 @@ export async function createPgliteExecutor(options: PgliteExecutorOptions = {}):
       db = await PGlite.create({ startParams });
     } else {
       const template = options.template !== undefined && isEmptyDirectory(directory) ? options.template : undefined;
-      // PGlite compiles 9 MB of WebAssembly (100-250 ms on the engine's compiler threads) before it
-      // looks at the directory; started first, that overlaps the template copy's file creation.
-      const compiled = template === undefined ? undefined : compilePgliteWasm();
+      // PGlite compiles 9 MB of WebAssembly before it looks at the directory; started first (by
+      // main.ts, before the service's modules load), that overlaps the module loading and the
+      // template copy's file creation (pglite-wasm.ts). If it fails, PGlite compiles it itself.
+      const compiled = compilePgliteWasm().catch(() => undefined);
       if (template !== undefined) seedFromTemplate(template, directory, options.logger ?? silentLogger);
       mkdirSync(directory, { recursive: true, mode: 0o700 });
       const pgliteWasmModule = await compiled;
@@ -88,10 +89,6 @@ function seedFromTemplate(template: string, directory: string, logger: Logger): 
     // The template is an optimisation: without it PGlite runs initdb, as before it existed.
     logger.warn("store template not copied; running initdb", { template, error: error instanceof Error ? error.message : String(error) });
   }
-}
-
-function compilePgliteWasm(): Promise<WebAssembly.Module> {
-  return WebAssembly.compile(readFileSync(fileURLToPath(import.meta.resolve("@electric-sql/pglite/pglite.wasm"))));
 }
 
 function queryableOver(client: PgliteLike): SqlQueryable {
