@@ -33,11 +33,12 @@ const DROP_OTHER_GENERATIONS = `
    WHERE c.program = $1 AND c.kind = $2
      AND c.generation <> coalesce((SELECT generation FROM registry_snapshots s WHERE s.program = $1 AND s.kind = $2), -1)`;
 
-// Paged by (saved_at, address): rows saved while this reads come after, and are read too.
+// Paged by address. An account saved again while this reads may be missed: the feed (subscribed
+// before the load) and the first full read carry that change.
 const SINCE = `
-  SELECT address, slot::text AS slot, data, saved_at::text AS saved_at FROM registry_accounts
-   WHERE program = $1 AND kind = $2 AND (saved_at, address) > ($3::timestamptz, $4)
-   ORDER BY saved_at, address
+  SELECT address, slot::text AS slot, data FROM registry_accounts
+   WHERE program = $1 AND kind = $2 AND saved_at > $3::timestamptz AND address > $4
+   ORDER BY address
    LIMIT $5`;
 
 const CLOCK = `SELECT clock_timestamp()::text AS now`;
@@ -65,7 +66,7 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
           for (let from = 0; from < chunks.length; from += chunksPerStatement) {
             const part = chunks.slice(from, from + chunksPerStatement);
             const numbers = part.map(() => next++);
-            await db.query(INSERT_CHUNKS, [program, kind, generation, `{${numbers.join(",")}}`, `{${part.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString("base64")).join(",")}}`]);
+            await db.query(INSERT_CHUNKS, [program, kind, generation, `{${numbers.join(",")}}`, `{${part.map((c) => `"${Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString("base64")}"`).join(",")}}`]);
           }
         },
         async commit(slot: bigint): Promise<boolean> {
@@ -102,14 +103,13 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
       return { slot: BigInt(String(head["slot"])), takenAt: String(head["taken_at"]), chunks: count };
     },
     async loadSince(kind: string, takenAt: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<void> {
-      let after: [string, string] = [takenAt, ""];
+      let after = "";
       for (;;) {
-        const rows = await db.query(SINCE, [program, kind, after[0], after[1], rowsPerPage]);
+        const rows = await db.query(SINCE, [program, kind, takenAt, after, rowsPerPage]);
         if (rows.length === 0) return;
         await onPage(rows.map((row) => ({ address: String(row["address"]) as Address, slot: BigInt(String(row["slot"])), data: bytesOf(row["data"]) })));
         if (rows.length < rowsPerPage) return;
-        const last = rows[rows.length - 1];
-        after = [String(last?.["saved_at"]), String(last?.["address"])];
+        after = String(rows[rows.length - 1]?.["address"]);
       }
     },
   };
