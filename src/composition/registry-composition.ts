@@ -158,11 +158,11 @@ export async function composeRegistry(wiring: RegistryWiring): Promise<Registry>
  */
 function registryIndexStore(executor: OpenedStore["executor"], programId: Address, logger: Logger) {
   const pglite = executor.kind === "pglite";
-  const pageRows = pglite ? 150 : 2_000;
+  const options = { pageRows: pglite ? 150 : 2_000, snapshotChunksPerStatement: pglite ? 1 : 8 };
   return {
-    store: createSqlRegistryAccountStore(executor, programId, { pageRows }),
+    store: createSqlRegistryAccountStore(executor, programId, options),
     // Replicas sharing a PostgreSQL database elect one writer (docs/scaling.md#how-replicas-share-the-store).
-    election: createAdvisoryLockWriterElection(executor, programId, { pageRows, logger }),
+    election: createAdvisoryLockWriterElection(executor, programId, { ...options, logger }),
     storeBatchSize: pglite ? 100 : 500,
   };
 }

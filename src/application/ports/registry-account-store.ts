@@ -24,7 +24,33 @@ export type RegistryAccountStore = Readonly<{
    * `slot` (a full read at `slot` did not return them: they were gone). Returns how many went.
    */
   sweep(kind: string, keep: (address: Address) => boolean, slot: bigint): Promise<number>;
+  /**
+   * Starts writing a new snapshot of `kind` (a built index in opaque chunks): its chunks are put as
+   * they are encoded, then `commit` makes it the snapshot unless the store holds one from a later
+   * slot (false then, and its chunks go). Only the elected writer calls it.
+   */
+  beginSnapshot?(kind: string): Promise<RegistrySnapshotWrite>;
+  /**
+   * Hands the chunks of the latest snapshot of `kind` over in order (the next page is fetched
+   * while `onChunks` works); null when there is none. Throws when it changed under the read.
+   */
+  loadSnapshot?(kind: string, onChunks: (chunks: readonly Uint8Array[]) => Promise<void>): Promise<RegistrySnapshotHead | null>;
+  /** Hands over, in pages, the stored accounts of `kind` whose bytes changed since `takenAt` (a snapshot head's). */
+  loadSince?(kind: string, takenAt: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<void>;
 }>;
+
+export type RegistrySnapshotWrite = Readonly<{
+  put(chunks: readonly Uint8Array[]): Promise<void>;
+  commit(slot: bigint): Promise<boolean>;
+  /** Drops what was put (the encoding failed or the writer stops). */
+  abort(): Promise<void>;
+}>;
+
+/**
+ * A snapshot's head: the highest slot of its accounts, the store's clock when it was taken (opaque
+ * text, for loadSince), how many chunks.
+ */
+export type RegistrySnapshotHead = Readonly<{ slot: bigint; takenAt: string; chunks: number }>;
 
 /**
  * Which replica writes the index to the store: one per program at a time. Every replica follows

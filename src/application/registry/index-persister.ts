@@ -17,6 +17,11 @@ export type IndexPersister = Readonly<{
   persist(kind: string, accounts: readonly StoredAccount[], completeAt: number | null, sweep?: IndexSweep): void;
   /** Writes everything queued now (tests, shutdown). */
   flush(): Promise<void>;
+  /**
+   * Runs `task` with the store while this replica is the writer (a snapshot of the index); null
+   * without running it when another replica is, or once stopped. Its failure is the caller's.
+   */
+  whileWriter<T>(task: (store: RegistryAccountStore) => Promise<T>): Promise<T | null>;
   stop(): Promise<void>;
 }>;
 
@@ -148,6 +153,13 @@ export function createIndexPersister(options: IndexPersisterOptions): IndexPersi
       if (accounts.length > 0 || completeAt !== null) later();
     },
     flush,
+    async whileWriter<T>(task: (store: RegistryAccountStore) => Promise<T>): Promise<T | null> {
+      if (stopped) return null;
+      const writer = await election.acquire();
+      if (!writer) return null;
+      if (writer.elected) options.onElected?.();
+      return task(writer.store);
+    },
     async stop() {
       cancel?.();
       cancel = null;

@@ -1,6 +1,6 @@
 import type { AgentRecord } from "./agent-record.ts";
 import type { AgentKey } from "./agent-order.ts";
-import { buildBase, buildOverlay, compareEntries, compareEntryWithKey, EMPTY_OVERLAY, entryOf, updatedLater, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
+import { buildBase, buildOverlay, compareEntries, compareEntryWithKey, EMPTY_OVERLAY, entryOf, fillGrams, updatedLater, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
 import { finishNow, sortSliced, type SlicedWork } from "./sliced-work.ts";
 import { queryGrams } from "./uri-grams.ts";
 
@@ -71,6 +71,30 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
   }
   const sorted = yield* sortSliced(all, compareEntries);
   return catalogOf({ base: yield* buildBase(sorted), overlay: EMPTY_OVERLAY });
+}
+
+/**
+ * The catalog of records already in list order, one per mint (a stored snapshot of a catalog):
+ * no sort, and the `q` lists left for catalogGramsWork (`q` scans until then). Null when the
+ * records are not in strict list order or repeat a mint: the caller builds the usual way.
+ */
+export function* sortedAgentCatalogWork(records: readonly AgentRecord[]): SlicedWork<AgentCatalog | null> {
+  const sorted: CatalogEntry[] = new Array<CatalogEntry>(records.length);
+  for (let i = 0; i < records.length; i++) {
+    const entry = entryOf(records[i] as AgentRecord);
+    if (i > 0 && compareEntries(sorted[i - 1] as CatalogEntry, entry) >= 0) return null;
+    sorted[i] = entry;
+    if ((i & 4095) === 4095) yield;
+  }
+  const base = yield* buildBase(sorted, true);
+  if (base.byMint.size !== sorted.length) return null;
+  return catalogOf({ base, overlay: EMPTY_OVERLAY });
+}
+
+/** Builds the `q` lists a catalog's base left for later; every catalog over that base has them after. */
+export function* catalogGramsWork(catalog: AgentCatalog): SlicedWork<void> {
+  const state = states.get(catalog);
+  if (state) yield* fillGrams(state.base);
 }
 
 /**
@@ -157,9 +181,11 @@ function catalogOf(state: State): AgentCatalog {
     if (filter.categoryHash !== undefined) lists.push(keyed(base.byTag, overlay.byTag, filter.categoryHash));
     if (filter.active !== undefined) lists.push(filter.active ? { base: base.active, overlay: overlay.active } : { base: base.inactive, overlay: overlay.inactive });
     const query = queryLower === undefined ? null : queryGrams(queryLower);
+    const grams = base.grams.value;
     if (query) {
-      const [b, o] = query.size === 2 ? [base.bigrams, overlay.bigrams] : [base.trigrams, overlay.trigrams];
-      for (const gram of query.grams) lists.push(keyed(b, o, gram));
+      const [b, o] = query.size === 2 ? [grams?.bigrams, overlay.bigrams] : [grams?.trigrams, overlay.trigrams];
+      // Until the base's lists are built (a catalog from a snapshot), the base is scanned.
+      for (const gram of query.grams) lists.push(b ? keyed(b, o, gram) : { base: null, overlay: o.get(gram) ?? EMPTY });
     }
     return lists.reduce((a, b) => (sizeOf(b) < sizeOf(a) ? b : a));
   }

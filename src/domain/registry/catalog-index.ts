@@ -51,10 +51,15 @@ export type BaseIndex = Readonly<{
   byTag: ReadonlyMap<string, Positions>;
   active: Positions;
   inactive: Positions;
-  /** Agents by 2- and 3-code-unit windows of the lower-cased metadataUri (uri-grams.ts). */
-  bigrams: ReadonlyMap<number, Positions>;
-  trigrams: ReadonlyMap<number, Positions>;
+  /**
+   * Agents by 2- and 3-code-unit windows of the lower-cased metadataUri (uri-grams.ts); `value` is
+   * null until built when the base came from a snapshot (buildBase with `deferGrams`): `q` scans
+   * the base meanwhile. Filled once, in place, so every catalog over this base gets them.
+   */
+  grams: { value: UriGrams | null };
 }>;
+
+export type UriGrams = Readonly<{ bigrams: ReadonlyMap<number, Positions>; trigrams: ReadonlyMap<number, Positions> }>;
 
 /**
  * What changed since the base was built, kept small and rebuilt whole at each refresh: base
@@ -99,8 +104,11 @@ export function entryOf(record: AgentRecord): CatalogEntry {
   return entry;
 }
 
-/** Every list of the base in one pass over `sorted` (already in list order). */
-export function* buildBase(sorted: readonly CatalogEntry[]): SlicedWork<BaseIndex> {
+/**
+ * Every list of the base in one pass over `sorted` (already in list order); with `deferGrams` the
+ * `q` lists are left to fillGrams (a restart serves first, a few seconds sooner at 1,000,000).
+ */
+export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false): SlicedWork<BaseIndex> {
   const byMint = new Map<string, CatalogEntry>();
   const byOwner = new Map<string, number[]>();
   const byTag = new Map<string, number[]>();
@@ -123,9 +131,21 @@ export function* buildBase(sorted: readonly CatalogEntry[]): SlicedWork<BaseInde
     byTag: yield* packed(byTag),
     active: Int32Array.from(active),
     inactive: Int32Array.from(inactive),
-    bigrams: yield* gramPostings(uris, 2),
-    trigrams: yield* gramPostings(uris, 3),
+    grams: { value: deferGrams ? null : yield* gramsOf(uris) },
   };
+}
+
+function* gramsOf(uris: readonly string[]): SlicedWork<UriGrams> {
+  return { bigrams: yield* gramPostings(uris, 2), trigrams: yield* gramPostings(uris, 3) };
+}
+
+/** Builds the base's `q` lists if they were deferred. */
+export function* fillGrams(base: BaseIndex): SlicedWork<void> {
+  if (base.grams.value) return;
+  const uris = base.sorted.map((entry) => entry.uriLower);
+  yield;
+  const grams = yield* gramsOf(uris);
+  base.grams.value ??= grams;
 }
 
 export const EMPTY_OVERLAY: Overlay = Object.freeze({

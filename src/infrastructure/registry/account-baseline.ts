@@ -48,7 +48,17 @@ export type AccountBaseline<R> = Readonly<{
   reconcile(accounts: readonly ProgramAccountData[], slot: bigint, since: number, whole?: boolean): SlicedWork<BaselineChanges<R>>;
   /** Pushed writes; one older than what is known (an earlier slot) changes nothing. */
   apply(writes: readonly AccountWrite[]): SlicedWork<BaselineChanges<R>>;
+  /** What is known of an account (a snapshot stores it), or null. */
+  stateOf(address: Address): KnownAccount<R> | null;
+  /**
+   * Takes an account's state as it was known before (a snapshot): no decode. A fingerprint of 0/0
+   * over 0 bytes never matches, so the next read of that account decodes it again.
+   */
+  adopt(address: Address, state: KnownAccount<R>): void;
 }>;
+
+/** An account's known state: its record, the bytes its fields took and their fingerprint, its slot. */
+export type KnownAccount<R> = Readonly<{ record: R; fieldBytes: number; h1: number; h2: number; slot: number }>;
 
 export function createAccountBaseline<T, R>(
   programId: Address,
@@ -167,6 +177,13 @@ export function createAccountBaseline<T, R>(
     },
     reconcile,
     apply,
+    stateOf(address: Address): KnownAccount<R> | null {
+      const row = known.rowOf(address);
+      return row < 0 ? null : { record: known.record(row), fieldBytes: known.fieldBytes(row), h1: known.h1(row), h2: known.h2(row), slot: known.slot(row) };
+    },
+    adopt(address: Address, state: KnownAccount<R>): void {
+      known.set(address, { size: state.fieldBytes, h1: state.h1, h2: state.h2, record: state.record, slot: state.slot, seen: generation, applied: ++applies });
+    },
   });
 }
 

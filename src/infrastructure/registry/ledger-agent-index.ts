@@ -13,7 +13,7 @@ import type { RegistryAccountStore, RegistryIndexWriterElection } from "../../ap
 import type { FeedbackDetails } from "../../application/registry/feedback-detail-backfill.ts";
 import { createIndexPersister, type IndexPersister } from "../../application/registry/index-persister.ts";
 import { unrefTimeout, type Schedule } from "../../application/registry/refreshing-snapshot.ts";
-import { runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
+import { emptySliceStats, runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
 import { agentCatalogChanges, agentCatalogWork, type AgentCatalog } from "../../domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
 import { IndexedAgent } from "../../domain/registry/indexed-agent.ts";
@@ -26,6 +26,7 @@ import { selectServices, type ServiceRecord } from "../../domain/registry/servic
 import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
 import { createAccountBaseline, type AccountWrite, type BaselineChanges } from "./account-baseline.ts";
+import { createAgentSnapshotWriter, restoreAgentSnapshot, type AgentSnapshotWriter } from "./agent-snapshot.ts";
 import { createLiveKind, type AccountKind, type KindEnv, type KindSpec, type LiveKind, type RefreshReport } from "./live-account-kind.ts";
 import type { ProgramAccountReader } from "./rpc-program-account-reader.ts";
 
@@ -58,6 +59,11 @@ export type AgentIndexDeps = Readonly<{
    * saves, and a replica that becomes it writes its next full reads whole.
    */
   election?: RegistryIndexWriterElection;
+  /**
+   * After a full read of the agents, the writer stores a snapshot of the built index if its last
+   * one is this old (agent-snapshot.ts); default 10 minutes. A restart serves from it.
+   */
+  snapshotEveryMs?: number;
   /** Accounts per store write (see createIndexPersister); default 250. */
   storeBatchSize?: number;
   /** Wait after a failed full read before retrying; default min(ttlMs, 5 s) (at least 1 s). */
@@ -152,6 +158,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     log,
     report: (report) => {
       log.debug("registry index step", { ...report, wallMs: Math.round(report.wallMs), busyMs: Math.round(report.busyMs) });
+      if (report.kind === "agents" && report.source === "read") snapshots?.afterFullRead();
       deps.onRefresh?.(report);
     },
     ...(persister ? { persist: (kind: AccountKind, accounts, completeAt, sweep) => persister.persist(kind, accounts, completeAt, sweep) } : {}),
@@ -179,6 +186,8 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     env,
   );
   const kinds: Readonly<Record<AccountKind, LiveKind<unknown>>> = { agents, feedback, services };
+  const snapshotDeps = { agents, baseline: agentSpec.baseline, programId, inSlices: <T>(work: SlicedWork<T>) => env.inSlices(work, emptySliceStats()), log };
+  const snapshots: AgentSnapshotWriter | null = persister ? createAgentSnapshotWriter(persister, { ...snapshotDeps, everyMs: deps.snapshotEveryMs ?? 600_000, now: () => clock.now() }) : null;
 
   /** This replica became the store's writer: each kind's next full read is written whole. */
   function makeWhole(): void {
@@ -196,16 +205,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     }
     const store = deps.store;
     if (store) {
-      await Promise.all(
-        KINDS.map((kind) =>
-          kinds[kind]
-            .restore(async (onPage) => {
-              const completeAt = await store.load(kind, (rows) => onPage(rows.map((row): AccountWrite => ({ ...row, owner: programId, lamports: 1n }))));
-              return completeAt !== null;
-            })
-            .catch((error: unknown) => log.warn("the stored registry index could not be read; reading the ledger", { kind, error: safeMessage(error) })),
-        ),
-      );
+      await Promise.all(KINDS.map((kind) => restoreKind(store, kind)));
     }
     // Taking the writer role before the first full reads lets them be the reads written whole
     // (instead of one more read each once the first write finds this replica elected).
@@ -217,6 +217,23 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
       if (writer?.elected) for (const kind of KINDS) void kinds[kind].makeWhole();
     }
     for (const kind of KINDS) kinds[kind].start(deps.feed ? FEED_WAIT_MS : 0);
+  }
+
+  /** A kind from the store: the agents from the snapshot of the built index when there is one, else the stored accounts. */
+  async function restoreKind(store: RegistryAccountStore, kind: AccountKind): Promise<void> {
+    if (kind === "agents") {
+      const fromSnapshot = await restoreAgentSnapshot(store, snapshotDeps).catch((error: unknown) => {
+        log.warn("the stored registry snapshot could not be read; loading the stored accounts", { error: safeMessage(error) });
+        return false;
+      });
+      if (fromSnapshot) return;
+    }
+    await kinds[kind]
+      .restore(async (onPage) => {
+        const completeAt = await store.load(kind, (rows) => onPage(rows.map((row): AccountWrite => ({ ...row, owner: programId, lamports: 1n }))));
+        return completeAt !== null;
+      })
+      .catch((error: unknown) => log.warn("the stored registry index could not be read; reading the ledger", { kind, error: safeMessage(error) }));
   }
 
   function withCreationDetails(record: FeedbackRecord): FeedbackRecord {
@@ -265,6 +282,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
     close: async () => {
       for (const subscription of subscriptions.splice(0)) subscription.close();
       for (const kind of KINDS) kinds[kind].stop();
+      await snapshots?.stop();
       await persister?.stop();
     },
   });

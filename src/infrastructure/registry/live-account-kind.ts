@@ -82,6 +82,12 @@ export type LiveKind<M> = Readonly<{
   makeWhole(): Promise<void>;
   /** Fills the baseline from stored accounts; `trusted`: they were a complete read, serve them at once. */
   restore(pages: (onPage: (writes: readonly AccountWrite[]) => Promise<void>) => Promise<boolean>): Promise<void>;
+  /**
+   * Serves a model built elsewhere (a snapshot in the store): `build` runs as one serial step with
+   * a runner for sliced work, and fills the baseline itself; its model is taken unless one is
+   * already there. Whether it was.
+   */
+  restoreBuilt(build: (inSlices: <T>(work: SlicedWork<T>) => Promise<T>) => Promise<Readonly<{ model: M; accounts: number }> | null>): Promise<boolean>;
   /** Starts following: the first full read runs once `firstReadAfterMs` passed or the feed is live. */
   start(firstReadAfterMs: number): void;
   feed: ProgramFeedHandlers;
@@ -297,6 +303,20 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
     if (pending.size > 0) flushSoon();
   }
 
+  function restoreBuilt(build: (inSlices: <T>(work: SlicedWork<T>) => Promise<T>) => Promise<Readonly<{ model: M; accounts: number }> | null>): Promise<boolean> {
+    const started = performance.now();
+    const stats = emptySliceStats();
+    return serially(async () => {
+      if (model) return false;
+      const built = await build((work) => env.inSlices(work, stats));
+      if (!built || model) return false;
+      loaded(built.model);
+      env.report({ kind, source: "store", wallMs: performance.now() - started, readMs: 0, busyMs: stats.busyMs, longestSliceMs: stats.longestMs, longestSliceCpuMs: stats.longestCpuMs, accounts: built.accounts, changed: 0 });
+      if (pending.size > 0) flushSoon();
+      return true;
+    });
+  }
+
   return Object.freeze({
     model(): Promise<M> {
       if (model) return Promise.resolve(model);
@@ -312,6 +332,7 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
       return begun ? reconcile(true) : Promise.resolve();
     },
     restore,
+    restoreBuilt,
     start(firstReadAfterMs: number) {
       begun = true;
       if (live || firstReadAfterMs <= 0) void reconcile(false).catch(() => {});

@@ -230,6 +230,38 @@ ALTER TABLE feedback_detail_uris
   ADD COLUMN payment_receipt_read boolean NOT NULL DEFAULT false;
 `;
 
+/**
+ * A snapshot of the built agent index, per program and kind, written by the elected writer: the
+ * decoded agents in list order, in chunks of a few thousand (a compact binary layout, see
+ * agent-snapshot-codec.ts), so a restart reads a few hundred blobs instead of a million rows and
+ * decodes no account. `generation` names the chunks of one snapshot: the new one's chunks go in
+ * first, then the head row points at them in one statement (never back to a lower slot), then the
+ * old chunks go. `taken_at` is the database's clock before the index was walked; registry_accounts
+ * rows now carry when their bytes last changed (`saved_at`), so a restart applies the accounts
+ * saved since the snapshot over it (rows written again unchanged keep their time).
+ */
+const CREATE_REGISTRY_SNAPSHOTS = `
+CREATE TABLE registry_snapshots (
+  program    text NOT NULL,
+  kind       text NOT NULL,
+  generation bigint NOT NULL,
+  slot       bigint NOT NULL CHECK (slot >= 0),
+  chunks     integer NOT NULL CHECK (chunks >= 0),
+  taken_at   timestamptz NOT NULL,
+  PRIMARY KEY (program, kind)
+);
+CREATE TABLE registry_snapshot_chunks (
+  program    text NOT NULL,
+  kind       text NOT NULL,
+  generation bigint NOT NULL,
+  chunk      integer NOT NULL,
+  data       bytea NOT NULL,
+  PRIMARY KEY (program, kind, generation, chunk)
+);
+ALTER TABLE registry_accounts ADD COLUMN saved_at timestamptz NOT NULL DEFAULT '-infinity';
+CREATE INDEX registry_accounts_saved_idx ON registry_accounts (program, kind, saved_at);
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -245,6 +277,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 11, name: "webhook_outbox", sql: CREATE_WEBHOOK_OUTBOX }),
   Object.freeze({ version: 12, name: "discovery_resources", sql: CREATE_DISCOVERY_RESOURCES }),
   Object.freeze({ version: 13, name: "payment_receipts", sql: ADD_PAYMENT_RECEIPTS }),
+  // 14 is reserved for another branch; a gap is harmless (applied versions are looked up one by one).
+  Object.freeze({ version: 15, name: "registry_snapshots", sql: CREATE_REGISTRY_SNAPSHOTS }),
 ]);
 
 /** The schema version a fully migrated database reports. */

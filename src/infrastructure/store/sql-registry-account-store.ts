@@ -2,6 +2,7 @@ import { Buffer } from "node:buffer";
 import type { Address } from "@solana/kit";
 import type { RegistryAccountStore, StoredAccount, StoredAccountRow } from "../../application/ports/registry-account-store.ts";
 import { arrayLiteral, retryDeadlock } from "./sql-batch.ts";
+import { sqlRegistrySnapshotStore } from "./sql-registry-snapshot-store.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
 const LOAD = `
@@ -11,12 +12,15 @@ const LOAD = `
    LIMIT $4`;
 
 // Each row only replaces a state from an earlier (or the same) slot: replicas writing the same
-// accounts never move one back.
+// accounts never move one back. `saved_at` moves only when the bytes change, so the accounts a
+// restart applies over the snapshot (saved since it was taken) are the changed ones, not every
+// account a new writer wrote whole again.
 const UPSERT = `
-  INSERT INTO registry_accounts (program, kind, address, slot, data)
-  SELECT $1, $2, t.address, t.slot, decode(t.data, 'base64')
+  INSERT INTO registry_accounts (program, kind, address, slot, data, saved_at)
+  SELECT $1, $2, t.address, t.slot, decode(t.data, 'base64'), clock_timestamp()
     FROM unnest($3::text[], $4::bigint[], $5::text[]) AS t(address, slot, data)
-  ON CONFLICT (program, kind, address) DO UPDATE SET slot = excluded.slot, data = excluded.data
+  ON CONFLICT (program, kind, address) DO UPDATE SET slot = excluded.slot, data = excluded.data,
+         saved_at = CASE WHEN registry_accounts.data = excluded.data THEN registry_accounts.saved_at ELSE excluded.saved_at END
    WHERE registry_accounts.slot <= excluded.slot`;
 
 const DELETE = `
@@ -44,9 +48,14 @@ export type SqlRegistryAccountStoreOptions = Readonly<{
    * for up to ~95 ms, one of 150 for a few ms. Default 2,000 (PostgreSQL), 150 on PGlite.
    */
   pageRows?: number;
+  /** Snapshot chunks (~1 MB each) per statement; default 8, 1 on PGlite (it runs in the service's thread). */
+  snapshotChunksPerStatement?: number;
 }>;
 
-/** The registry_accounts and registry_index_state tables (migration 9) of one program, on PostgreSQL or PGlite. */
+/**
+ * The registry_accounts and registry_index_state tables (migration 9) of one program, on PostgreSQL
+ * or PGlite, and its snapshots (migration 15, sql-registry-snapshot-store.ts).
+ */
 export function createSqlRegistryAccountStore(db: SqlQueryable, program: Address, options: SqlRegistryAccountStoreOptions = {}): RegistryAccountStore {
   const pageRows = options.pageRows ?? 2_000;
   /** Deletes each account unless stored from a later slot; how many went. */
@@ -54,7 +63,9 @@ export function createSqlRegistryAccountStore(db: SqlQueryable, program: Address
     const params = [program, kind, arrayLiteral(gone.map((a) => a.address)), arrayLiteral(gone.map((a) => a.slot.toString()))];
     return (await retryDeadlock(() => db.query(DELETE, params))).length;
   }
+  const snapshots = sqlRegistrySnapshotStore(db, program, { chunksPerStatement: options.snapshotChunksPerStatement ?? 8, rowsPerPage: pageRows });
   return Object.freeze({
+    ...snapshots,
     async load(kind: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<number | null> {
       const [state] = await db.query(COMPLETE_AT, [program, kind]);
       if (!state) return null;

@@ -1,0 +1,122 @@
+import { Buffer } from "node:buffer";
+import type { Address } from "@solana/kit";
+import type { RegistrySnapshotHead, RegistrySnapshotWrite, StoredAccountRow } from "../../application/ports/registry-account-store.ts";
+import type { SqlQueryable } from "./sql-executor.ts";
+
+const HEAD = `
+  SELECT generation::text AS generation, slot::text AS slot, chunks, taken_at::text AS taken_at
+    FROM registry_snapshots WHERE program = $1 AND kind = $2`;
+
+const CHUNKS = `
+  SELECT chunk, data FROM registry_snapshot_chunks
+   WHERE program = $1 AND kind = $2 AND generation = $3::bigint AND chunk >= $4 AND chunk < $5
+   ORDER BY chunk`;
+
+const INSERT_CHUNKS = `
+  INSERT INTO registry_snapshot_chunks (program, kind, generation, chunk, data)
+  SELECT $1, $2, $3::bigint, t.chunk, decode(t.data, 'base64')
+    FROM unnest($4::int[], $5::text[]) AS t(chunk, data)`;
+
+// The head moves to the new generation only if no snapshot from a later slot is there: a writer
+// that lost its role mid-write (or lags) never replaces a newer snapshot with its older one.
+const MOVE_HEAD = `
+  INSERT INTO registry_snapshots (program, kind, generation, slot, chunks, taken_at)
+  VALUES ($1, $2, $3::bigint, $4::bigint, $5, $6::timestamptz)
+  ON CONFLICT (program, kind) DO UPDATE
+     SET generation = excluded.generation, slot = excluded.slot, chunks = excluded.chunks, taken_at = excluded.taken_at
+   WHERE registry_snapshots.slot <= excluded.slot
+  RETURNING generation::text AS generation`;
+
+/** Chunks of every generation but the head's (the replaced snapshot, or a write that lost). */
+const DROP_OTHER_GENERATIONS = `
+  DELETE FROM registry_snapshot_chunks c
+   WHERE c.program = $1 AND c.kind = $2
+     AND c.generation <> coalesce((SELECT generation FROM registry_snapshots s WHERE s.program = $1 AND s.kind = $2), -1)`;
+
+// Paged by address. An account saved again while this reads may be missed: the feed (subscribed
+// before the load) and the first full read carry that change.
+const SINCE = `
+  SELECT address, slot::text AS slot, data FROM registry_accounts
+   WHERE program = $1 AND kind = $2 AND saved_at > $3::timestamptz AND address > $4
+   ORDER BY address
+   LIMIT $5`;
+
+const CLOCK = `SELECT clock_timestamp()::text AS now`;
+
+export type SnapshotStoreOptions = Readonly<{
+  /** Chunks per statement, both ways. A chunk is ~1 MB; PGlite holds the thread for a statement. */
+  chunksPerStatement: number;
+  rowsPerPage: number;
+}>;
+
+/** The snapshot half of the registry account store (tables of migration 15). */
+export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, options: SnapshotStoreOptions) {
+  const { chunksPerStatement, rowsPerPage } = options;
+  return {
+    async beginSnapshot(kind: string): Promise<RegistrySnapshotWrite> {
+      // Unique per write: the time in µs, so a later write of the same writer never reuses one.
+      const generation = (BigInt(Date.now()) * 1000n + BigInt(Math.floor(Math.random() * 1000))).toString();
+      // The database's clock before the caller walks its index: every account saved after this is
+      // one a restart applies over the snapshot (saving follows applying).
+      const [clock] = await db.query(CLOCK);
+      const takenAt = String(clock?.["now"]);
+      let next = 0;
+      return Object.freeze({
+        async put(chunks: readonly Uint8Array[]): Promise<void> {
+          for (let from = 0; from < chunks.length; from += chunksPerStatement) {
+            const part = chunks.slice(from, from + chunksPerStatement);
+            const numbers = part.map(() => next++);
+            await db.query(INSERT_CHUNKS, [program, kind, generation, `{${numbers.join(",")}}`, `{${part.map((c) => `"${Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString("base64")}"`).join(",")}}`]);
+          }
+        },
+        async commit(slot: bigint): Promise<boolean> {
+          const moved = await db.query(MOVE_HEAD, [program, kind, generation, slot.toString(), next, takenAt]);
+          await db.query(DROP_OTHER_GENERATIONS, [program, kind]);
+          return moved.length > 0;
+        },
+        async abort(): Promise<void> {
+          await db.query(DROP_OTHER_GENERATIONS, [program, kind]);
+        },
+      });
+    },
+    async loadSnapshot(kind: string, onChunks: (chunks: readonly Uint8Array[]) => Promise<void>): Promise<RegistrySnapshotHead | null> {
+      const [head] = await db.query(HEAD, [program, kind]);
+      if (!head) return null;
+      const generation = String(head["generation"]);
+      const count = Number(head["chunks"]);
+      const fetch = (from: number) => {
+        const rows = db.query(CHUNKS, [program, kind, generation, from, Math.min(count, from + chunksPerStatement)]);
+        // Awaited below, unless the decoding of the page before failed: then nobody will.
+        rows.catch(() => {});
+        return rows;
+      };
+      let next = count > 0 ? fetch(0) : null;
+      for (let from = 0; next; from += chunksPerStatement) {
+        const rows = await next;
+        const expected = Math.min(count, from + chunksPerStatement) - from;
+        // Replaced under the read (a new snapshot's write dropped this one's chunks): not whole.
+        if (rows.length !== expected || rows.some((row, i) => Number(row["chunk"]) !== from + i)) throw new Error("the registry snapshot changed while it was read");
+        // The next page is on its way while this one is decoded.
+        next = from + chunksPerStatement < count ? fetch(from + chunksPerStatement) : null;
+        await onChunks(rows.map((row) => bytesOf(row["data"])));
+      }
+      return { slot: BigInt(String(head["slot"])), takenAt: String(head["taken_at"]), chunks: count };
+    },
+    async loadSince(kind: string, takenAt: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<void> {
+      let after = "";
+      for (;;) {
+        const rows = await db.query(SINCE, [program, kind, takenAt, after, rowsPerPage]);
+        if (rows.length === 0) return;
+        await onPage(rows.map((row) => ({ address: String(row["address"]) as Address, slot: BigInt(String(row["slot"])), data: bytesOf(row["data"]) })));
+        if (rows.length < rowsPerPage) return;
+        after = String(rows[rows.length - 1]?.["address"]);
+      }
+    },
+  };
+}
+
+function bytesOf(data: unknown): Uint8Array {
+  if (!(data instanceof Uint8Array)) throw new Error("registry store: bytea column is not bytes");
+  // postgres.js hands bytea over as a Buffer over a shared pool: copied out.
+  return new Uint8Array(data);
+}
