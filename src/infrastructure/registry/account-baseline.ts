@@ -126,8 +126,8 @@ export function createRecordBaseline<R>(programId: Address, decodeRecord: (addre
     // read began.
     let n = 0;
     const gone: [Address, number][] = [];
-    for (const [address, row] of known.entries()) {
-      if (known.seen(row) !== current && known.applied(row) <= since) gone.push([address, row]);
+    for (const row of known.rows()) {
+      if (known.seen(row) !== current && known.applied(row) <= since) gone.push([known.address(row), row]);
       if ((++n & 1023) === 0) yield;
     }
     // Forgotten after the walk: a row freed during it could be handed out again.
@@ -170,7 +170,7 @@ export function createRecordBaseline<R>(programId: Address, decodeRecord: (addre
     mark: () => applies,
     *records() {
       const out: R[] = [];
-      for (const [, row] of known.entries()) {
+      for (const row of known.rows()) {
         out.push(known.record(row));
         if ((out.length & 4095) === 0) yield;
       }

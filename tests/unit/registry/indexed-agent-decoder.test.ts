@@ -106,7 +106,7 @@ describe("decodeIndexedAgent (account bytes straight into the index's agent)", (
 describe("packed keys", () => {
   test("come back as the same text and compare as the strings do", () => {
     const next = random(7);
-    const texts = Array.from({ length: 3_000 }, () => randomAddress(next));
+    const texts: string[] = Array.from({ length: 3_000 }, () => randomAddress(next));
     texts.push("1", "11111111111111111111111111111111", "z", "zz");
     for (const text of texts) expect(keyText(packKey(text))).toBe(text);
     const byString = [...texts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
