@@ -3,7 +3,8 @@ import { base58Text } from "@x84/solana-wire";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "./agent-identity.ts";
 import { hasDiscriminator } from "./borsh-codecs.ts";
 import type { DecodeResult } from "./decode-result.ts";
-import { indexedAgentFromScratch, sharedTagsAt, word, type IndexedAgent, type IndexedAgentFields } from "./indexed-agent.ts";
+import { indexedAgentFromScratch, word, type IndexedAgent, type IndexedAgentFields } from "./indexed-agent.ts";
+import { sharedTagsAt } from "./shared-values.ts";
 
 /** SECURITY: an address that does not pack (packed-key.ts) would come back as other text. */
 const ADDRESS_TEXT = /^[1-9A-HJ-NP-Za-km-z]{1,44}$/;
