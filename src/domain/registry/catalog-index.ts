@@ -49,12 +49,12 @@ export class PositionsByMint {
     this.slots = new Int32Array(capacity);
   }
 
-  /** Adds the entry at `position`; a mint already there keeps its first position. */
+  /** Adds the entry at `position`; a mint already there takes the later position (as a Map's set). */
   add(position: number): void {
     const entry = this.sorted[position] as CatalogEntry;
     const mask = this.slots.length - 1;
     let slot = keyHash(entry) & mask;
-    for (; this.slots[slot] !== 0; slot = (slot + 1) & mask) if (sameKey(this.sorted[(this.slots[slot] as number) - 1] as CatalogEntry, entry)) return;
+    while (this.slots[slot] !== 0 && !sameKey(this.sorted[(this.slots[slot] as number) - 1] as CatalogEntry, entry)) slot = (slot + 1) & mask;
     this.slots[slot] = position + 1;
   }
 
