@@ -1,6 +1,9 @@
 import type { AgentRecord } from "./agent-record.ts";
 import type { AgentKey } from "./agent-order.ts";
 import { buildBase, buildOverlay, compareEntries, compareEntryWithKey, EMPTY_OVERLAY, entryOf, fillGrams, updatedLater, mergedInOrder, type BaseIndex, type CatalogEntry, type Overlay, type Positions } from "./catalog-index.ts";
+import { IndexedAgent } from "./indexed-agent.ts";
+import { KeyTable } from "./key-table.ts";
+import { packable, packKey, type PackedKey } from "./packed-key.ts";
 import { finishNow, sortSliced, type SlicedWork } from "./sliced-work.ts";
 import { queryGrams } from "./uri-grams.ts";
 
@@ -65,7 +68,7 @@ export function* agentCatalogWork(records: readonly AgentRecord[], previous?: Ag
     return yield* withChanges(state, removed, added, unique.size);
   }
   const all: CatalogEntry[] = [];
-  for (const entry of unique.values()) {
+  for (const entry of unique.valuesInOrder()) {
     all.push(entry);
     if ((all.length & 1023) === 0) yield;
   }
@@ -108,28 +111,27 @@ export function* agentCatalogChanges(previous: AgentCatalog, added: readonly Age
   const state = states.get(previous);
   if (!state) return yield* agentCatalogWork([...added]);
   const { base, overlay } = state;
-  const currentOf = (mint: string) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
+  const currentOf = (mint: PackedKey) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
   const out = new Set<CatalogEntry>();
   for (let i = 0; i < removed.length; i++) {
     const entry = entryOf(removed[i] as AgentRecord);
-    const current = currentOf(entry.nftMint);
+    const current = currentOf(entry);
     if (current === entry) out.add(entry);
     if ((i & 1023) === 1023) yield;
   }
-  const incoming = new Map<string, CatalogEntry>();
+  const incoming = new KeyTable<CatalogEntry, CatalogEntry>(added.length);
   for (let i = 0; i < added.length; i++) {
     const entry = entryOf(added[i] as AgentRecord);
-    const mint = entry.nftMint;
-    const rival = incoming.get(mint) ?? currentOf(mint);
-    const rivalStays = rival !== undefined && !out.has(rival) && rival.record.address !== entry.record.address;
+    const rival = incoming.get(entry) ?? currentOf(entry);
+    const rivalStays = rival !== undefined && !out.has(rival) && !sameAccount(rival, entry);
     if (rivalStays && updatedLater(rival, entry)) continue;
-    if (rival && !incoming.has(mint) && !out.has(rival)) out.add(rival);
-    incoming.set(mint, entry);
+    if (rival && !incoming.has(entry) && !out.has(rival)) out.add(rival);
+    incoming.set(entry, entry);
     if ((i & 127) === 127) yield;
   }
   if (out.size === 0 && incoming.size === 0) return previous;
   const size = previous.size - out.size + incoming.size;
-  return yield* withChanges(state, [...out], [...incoming.values()], size);
+  return yield* withChanges(state, [...out], [...incoming.valuesInOrder()], size);
 }
 
 /**
@@ -140,24 +142,24 @@ export function* agentCatalogChanges(previous: AgentCatalog, added: readonly Age
 function* withChanges(state: State, removed: readonly CatalogEntry[], added: readonly CatalogEntry[], size: number): SlicedWork<AgentCatalog> {
   const { base, overlay } = state;
   const removedBase = new Set(overlay.removed);
-  const current = new Map<string, CatalogEntry>();
+  const current = new KeyTable<CatalogEntry, CatalogEntry>(overlay.added.length + added.length);
   let n = 0;
   for (const entry of overlay.added) {
-    current.set(entry.nftMint, entry);
+    current.set(entry, entry);
     if ((++n & 1023) === 0) yield;
   }
   for (const entry of removed) {
-    if (base.byMint.get(entry.nftMint) === entry) removedBase.add(entry);
-    else current.delete(entry.nftMint);
+    if (base.byMint.get(entry) === entry) removedBase.add(entry);
+    else current.delete(entry);
     if ((++n & 1023) === 0) yield;
   }
   for (const entry of added) {
-    current.set(entry.nftMint, entry);
+    current.set(entry, entry);
     if ((++n & 1023) === 0) yield;
   }
-  const addedSorted = yield* sortSliced([...current.values()], compareEntries);
+  const addedSorted = yield* sortSliced([...current.valuesInOrder()], compareEntries);
   if (removedBase.size + addedSorted.length <= Math.max(OVERLAY_MIN, size * OVERLAY_SHARE)) {
-    const gone = [...removedBase].map((e) => e.nftMint).filter((mint) => !current.has(mint));
+    const gone = [...removedBase].filter((entry) => !current.has(entry));
     return catalogOf({ base, overlay: yield* buildOverlay(removedBase, addedSorted, gone) });
   }
   const sorted = yield* mergedInOrder(base.sorted, removedBase, addedSorted);
@@ -227,7 +229,11 @@ function catalogOf(state: State): AgentCatalog {
   const catalog: AgentCatalog = Object.freeze({
     size: sorted.length - removed.size + overlay.added.length,
     page,
-    get: (nftMint: string) => (overlay.byMint.has(nftMint) ? overlay.byMint.get(nftMint)?.record : base.byMint.get(nftMint)?.record),
+    get(nftMint: string) {
+      if (!packable(nftMint)) return undefined;
+      const mint = packKey(nftMint);
+      return overlay.byMint.has(mint) ? overlay.byMint.get(mint)?.record : base.byMint.get(mint)?.record;
+    },
     ownedBy: (owner: string) => page({ owner, limit: Number.POSITIVE_INFINITY }).items,
   });
   states.set(catalog, state);
@@ -240,11 +246,12 @@ type Entry = CatalogEntry;
 
 /** Index of the first element (read through `at`) that lists strictly after `key`. */
 function firstAfter(length: number, at: (i: number) => Entry, key: AgentKey): number {
+  const mint = packKey(key.nftMint);
   let low = 0;
   let high = length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (compareEntryWithKey(at(mid), key) <= 0) low = mid + 1;
+    if (compareEntryWithKey(at(mid), key, mint) <= 0) low = mid + 1;
     else high = mid;
   }
   return low;
@@ -263,27 +270,27 @@ function keyOf(entry: Entry): AgentKey {
 }
 
 /** The program keeps one account per mint; if a ledger ever returns two, the newer one wins. */
-function* uniqueByMint(records: readonly AgentRecord[]): SlicedWork<Map<string, Entry>> {
-  const byMint = new Map<string, Entry>();
+function* uniqueByMint(records: readonly AgentRecord[]): SlicedWork<KeyTable<Entry, Entry>> {
+  const byMint = new KeyTable<Entry, Entry>(records.length);
   for (let i = 0; i < records.length; i++) {
     const entry = entryOf(records[i] as AgentRecord);
-    const seen = byMint.get(entry.nftMint);
-    if (!seen || updatedLater(entry, seen)) byMint.set(entry.nftMint, entry);
+    const seen = byMint.get(entry);
+    if (!seen || updatedLater(entry, seen)) byMint.set(entry, entry);
     if ((i & 1023) === 1023) yield;
   }
   return byMint;
 }
 
 /** Current entries to take out (changed or gone) and entries to put in (changed or new). */
-function* changesSince(state: State, unique: ReadonlyMap<string, Entry>): SlicedWork<{ removed: Entry[]; added: Entry[] }> {
+function* changesSince(state: State, unique: KeyTable<Entry, Entry>): SlicedWork<{ removed: Entry[]; added: Entry[] }> {
   const { base, overlay } = state;
-  const currentOf = (mint: string) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
+  const currentOf = (mint: PackedKey) => (overlay.byMint.has(mint) ? (overlay.byMint.get(mint) ?? undefined) : base.byMint.get(mint));
   const removed: Entry[] = [];
   const added: Entry[] = [];
   let stillThere = 0;
   let n = 0;
-  for (const entry of unique.values()) {
-    const current = currentOf(entry.nftMint);
+  for (const entry of unique.valuesInOrder()) {
+    const current = currentOf(entry);
     if (current) stillThere++;
     if (current !== entry) {
       if (current) removed.push(current);
@@ -293,7 +300,7 @@ function* changesSince(state: State, unique: ReadonlyMap<string, Entry>): Sliced
   }
   if (stillThere < base.sorted.length - overlay.removed.size + overlay.added.length) {
     for (const entry of [...base.sorted, ...overlay.added]) {
-      if (currentOf(entry.nftMint) === entry && !unique.has(entry.nftMint)) removed.push(entry);
+      if (currentOf(entry) === entry && !unique.has(entry)) removed.push(entry);
       if ((++n & 1023) === 0) yield;
     }
   }
@@ -306,4 +313,9 @@ function* changesSince(state: State, unique: ReadonlyMap<string, Entry>): Sliced
  */
 export function agentMatches(record: AgentRecord, filter: AgentFilter): boolean {
   return matcher(filter, filter.q?.toLowerCase())(entryOf(record));
+}
+
+/** Whether two entries are of one account (by their packed addresses when both are the index's own). */
+function sameAccount(a: CatalogEntry, b: CatalogEntry): boolean {
+  return a instanceof IndexedAgent && b instanceof IndexedAgent ? a.sameAccount(b) : a.record.address === b.record.address;
 }

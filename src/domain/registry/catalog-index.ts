@@ -2,6 +2,8 @@ import type { AgentRecord } from "./agent-record.ts";
 import { compareAgentKeys, type AgentKey } from "./agent-order.ts";
 import { toHex } from "./borsh-codecs.ts";
 import { IndexedAgent, type CatalogEntry } from "./indexed-agent.ts";
+import { KeyTable } from "./key-table.ts";
+import { compareKeys, keyHash, packKey, sameKey, type PackedKey } from "./packed-key.ts";
 import type { SlicedWork } from "./sliced-work.ts";
 import { gramAt, gramPostings, type GramKind } from "./uri-grams.ts";
 
@@ -16,8 +18,8 @@ export type { CatalogEntry };
 export function compareEntries(a: CatalogEntry, b: CatalogEntry): number {
   if (a.updatedRank !== b.updatedRank) return a.updatedRank > b.updatedRank ? -1 : 1;
   if (!Number.isSafeInteger(a.updatedRank)) return compareAgentKeys(a, b);
-  if (a.nftMint === b.nftMint) return 0;
-  return a.nftMint > b.nftMint ? -1 : 1;
+  // The mints' string order by their packed keys (packed-key.ts), without their strings.
+  return compareKeys(b, a);
 }
 
 /** Whether `a` was updated after `b` (exactly, past 2^53 too). */
@@ -26,13 +28,47 @@ export function updatedLater(a: CatalogEntry, b: CatalogEntry): boolean {
   return !Number.isSafeInteger(a.updatedRank) && a.updatedAt > b.updatedAt;
 }
 
-/** compareAgentKeys(entry, key), by the entry's rank while it decides (a cursor's key is exact). */
-export function compareEntryWithKey(entry: CatalogEntry, key: AgentKey): number {
+/**
+ * compareAgentKeys(entry, key), by the entry's rank while it decides (a cursor's key is exact);
+ * `mint` is the key's mint packed.
+ */
+export function compareEntryWithKey(entry: CatalogEntry, key: AgentKey, mint: PackedKey): number {
   const rank = Number(key.updatedAt);
   if (entry.updatedRank !== rank) return entry.updatedRank > rank ? -1 : 1;
   if (!Number.isSafeInteger(rank)) return compareAgentKeys(entry, key);
-  if (entry.nftMint === key.nftMint) return 0;
-  return entry.nftMint > key.nftMint ? -1 : 1;
+  return compareKeys(mint, entry);
+}
+
+/** Base entries by mint: open addressing over positions in `sorted` (no string, no object an agent). */
+export class PositionsByMint {
+  private readonly slots: Int32Array;
+  /** Distinct mints held. */
+  size = 0;
+
+  constructor(private readonly sorted: readonly CatalogEntry[]) {
+    let capacity = 16;
+    while (capacity < sorted.length * 2) capacity *= 2;
+    this.slots = new Int32Array(capacity);
+  }
+
+  /** Adds the entry at `position`; a mint already there takes the later position (as a Map's set). */
+  add(position: number): void {
+    const entry = this.sorted[position] as CatalogEntry;
+    const mask = this.slots.length - 1;
+    let slot = keyHash(entry) & mask;
+    while (this.slots[slot] !== 0 && !sameKey(this.sorted[(this.slots[slot] as number) - 1] as CatalogEntry, entry)) slot = (slot + 1) & mask;
+    if (this.slots[slot] === 0) this.size += 1;
+    this.slots[slot] = position + 1;
+  }
+
+  get(mint: PackedKey): CatalogEntry | undefined {
+    const mask = this.slots.length - 1;
+    for (let slot = keyHash(mint) & mask; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const entry = this.sorted[(this.slots[slot] as number) - 1] as CatalogEntry;
+      if (sameKey(entry, mint)) return entry;
+    }
+    return undefined;
+  }
 }
 
 /** Positions in `BaseIndex.sorted`, ascending, so in list order too. */
@@ -46,7 +82,7 @@ export type Positions = Int32Array;
  */
 export type BaseIndex = Readonly<{
   sorted: readonly CatalogEntry[];
-  byMint: ReadonlyMap<string, CatalogEntry>;
+  byMint: PositionsByMint;
   byOwner: ReadonlyMap<string, Positions>;
   byTag: ReadonlyMap<string, Positions>;
   active: Positions;
@@ -71,7 +107,7 @@ export type Overlay = Readonly<{
   removed: ReadonlySet<CatalogEntry>;
   added: readonly CatalogEntry[];
   /** The overlay's word on a mint: its current entry, or null when the agent is gone. */
-  byMint: ReadonlyMap<string, CatalogEntry | null>;
+  byMint: KeyTable<PackedKey, CatalogEntry | null>;
   byOwner: ReadonlyMap<string, readonly CatalogEntry[]>;
   byTag: ReadonlyMap<string, readonly CatalogEntry[]>;
   active: readonly CatalogEntry[];
@@ -90,6 +126,7 @@ export function entryOf(record: AgentRecord): CatalogEntry {
   if (!entry) {
     const { identity } = record;
     entry = {
+      ...packKey(identity.nftMint),
       record,
       nftMint: identity.nftMint,
       updatedAt: identity.updatedAt,
@@ -109,7 +146,7 @@ export function entryOf(record: AgentRecord): CatalogEntry {
  * `q` lists are left to fillGrams (a restart serves first, a few seconds sooner at 1,000,000).
  */
 export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false): SlicedWork<BaseIndex> {
-  const byMint = new Map<string, CatalogEntry>();
+  const byMint = new PositionsByMint(sorted);
   const byOwner = new Map<string, number[]>();
   const byTag = new Map<string, number[]>();
   const active: number[] = [];
@@ -117,7 +154,7 @@ export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false):
   const uris: string[] = [];
   for (let position = 0; position < sorted.length; position++) {
     const entry = sorted[position] as CatalogEntry;
-    byMint.set(entry.nftMint, entry);
+    byMint.add(position);
     append(byOwner, entry.owner, position);
     for (const tag of entry.tagHashes) append(byTag, tag, position);
     (entry.active ? active : inactive).push(position);
@@ -151,7 +188,7 @@ export function* fillGrams(base: BaseIndex): SlicedWork<void> {
 export const EMPTY_OVERLAY: Overlay = Object.freeze({
   removed: new Set<CatalogEntry>(),
   added: [],
-  byMint: new Map(),
+  byMint: new KeyTable<PackedKey, CatalogEntry | null>(),
   byOwner: new Map(),
   byTag: new Map(),
   active: [],
@@ -161,8 +198,8 @@ export const EMPTY_OVERLAY: Overlay = Object.freeze({
 });
 
 /** The overlay over `added` (sorted), with `removed` base entries and the mints now gone. */
-export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonly CatalogEntry[], gone: Iterable<string>): SlicedWork<Overlay> {
-  const byMint = new Map<string, CatalogEntry | null>();
+export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonly CatalogEntry[], gone: Iterable<PackedKey>): SlicedWork<Overlay> {
+  const byMint = new KeyTable<PackedKey, CatalogEntry | null>(added.length);
   for (const mint of gone) byMint.set(mint, null);
   const byOwner = new Map<string, CatalogEntry[]>();
   const byTag = new Map<string, CatalogEntry[]>();
@@ -172,7 +209,7 @@ export function* buildOverlay(removed: ReadonlySet<CatalogEntry>, added: readonl
   const inactive: CatalogEntry[] = [];
   for (let i = 0; i < added.length; i++) {
     const entry = added[i] as CatalogEntry;
-    byMint.set(entry.nftMint, entry);
+    byMint.set(entry, entry);
     append(byOwner, entry.owner, entry);
     for (const tag of entry.tagHashes) append(byTag, tag, entry);
     (entry.active ? active : inactive).push(entry);

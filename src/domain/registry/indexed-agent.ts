@@ -1,44 +1,93 @@
 import type { Address, ReadonlyUint8Array } from "@solana/kit";
 import type { AgentIdentity } from "./agent-identity.ts";
 import type { AgentRecord } from "./agent-record.ts";
-import { toHex } from "./borsh-codecs.ts";
+import { packable, packedWord, wordsText, type PackedKey } from "./packed-key.ts";
+import { sharedAddress, sharedTags, type SharedTags } from "./shared-values.ts";
 
 /**
  * What the catalog keeps and compares for one agent: its sort key, the record it serves, and the
- * fields the filters test. `updatedRank` is `updatedAt` as a double (exact below 2^53).
+ * fields the filters test. `updatedRank` is `updatedAt` as a double (exact below 2^53); the mint is
+ * also its packed key (k0-k6, packed-key.ts), which orders and finds it without its string.
  */
-export type CatalogEntry = Readonly<{
-  record: AgentRecord;
-  nftMint: string;
-  updatedAt: bigint;
-  updatedRank: number;
-  owner: string;
-  active: boolean;
-  uriLower: string;
-  tagHashes: readonly string[];
-}>;
+export type CatalogEntry = PackedKey &
+  Readonly<{
+    record: AgentRecord;
+    nftMint: string;
+    updatedAt: bigint;
+    updatedRank: number;
+    owner: string;
+    active: boolean;
+    uriLower: string;
+    tagHashes: readonly string[];
+  }>;
 
 /**
- * One indexed agent in as few heap cells as its fields allow. At 100,000 agents the index held 12
- * cells an agent (the record, its decoded identity, a catalog entry, two BigInts, the metadata
- * hash's Uint8Array, address strings), 1.2 million in all, and every full collection walks each
- * one: its pauses set the tail of every request. Here the record is its catalog entry, times and
- * counters are doubles (a bigint only past 2^53), the metadata hash is words in the object, owners
- * shared strings, tags shared lists: one object and its address, mint, authority and URI strings
- * (4 cells an agent). The decoded `identity` is built on each read (0.6-2 µs): read it once per use;
- * the presenter keeps each list view.
+ * The decoded fields an IndexedAgent is made from, whichever way they were decoded: one scratch
+ * instance (module-level, never kept), so both ways fill the object in the same order (one shape)
+ * and decoding straight from account bytes allocates nothing but what the agent keeps.
+ */
+type Fields = {
+  address: string;
+  mint: string;
+  owner: string;
+  authority: string;
+  uri: string;
+  tags: SharedTags;
+  active: boolean;
+  created: number | bigint;
+  updated: number | bigint;
+  ownerVersion: number | bigint;
+  counters: (number | bigint)[];
+  bump: number;
+  hash: number[];
+};
+
+const scratch: Fields = { address: "", mint: "", owner: "", authority: "", uri: "", tags: { list: [], hashes: [] }, active: false, created: 0, updated: 0, ownerVersion: 0, counters: [0, 0, 0, 0, 0, 0], bump: 0, hash: [0, 0, 0, 0, 0, 0, 0, 0] };
+
+/**
+ * One indexed agent in as few heap cells as its fields allow: one object and its metadata URI
+ * string (the lower-cased copy is the same string when the URI is lower case already). The account
+ * address, the mint and the feedback authority are each seven doubles of packed base58 text
+ * (packed-key.ts; their strings are made when asked for), times and counters doubles (a bigint only
+ * past 2^53), the metadata hash eight 32-bit words, owners shared strings, tags shared lists. At a
+ * million agents the strings alone were three million cells that every full collection walked.
+ * `address`, `nftMint`, `feedbackAuthority` and `identity` are built on each read: read them once
+ * per use.
+ *
+ * Made from account bytes by `decodeIndexedAgent` (the index's one way in), or from a decoded
+ * identity by the constructor (tests, tools).
  */
 export class IndexedAgent implements AgentRecord, CatalogEntry {
-  readonly address: Address;
-  readonly nftMint: Address;
+  readonly k0: number;
+  readonly k1: number;
+  readonly k2: number;
+  readonly k3: number;
+  readonly k4: number;
+  readonly k5: number;
+  readonly k6: number;
   readonly owner: Address;
-  readonly feedbackAuthority: Address;
   readonly metadataUri: string;
   readonly uriLower: string;
   readonly tags: readonly ReadonlyUint8Array[];
   readonly tagHashes: readonly string[];
   readonly active: boolean;
   readonly updatedRank: number;
+  /** The feedback authority is the owner (then f0-f6 are unused). */
+  private readonly authorityIsOwner: boolean;
+  private readonly a0: number;
+  private readonly a1: number;
+  private readonly a2: number;
+  private readonly a3: number;
+  private readonly a4: number;
+  private readonly a5: number;
+  private readonly a6: number;
+  private readonly f0: number;
+  private readonly f1: number;
+  private readonly f2: number;
+  private readonly f3: number;
+  private readonly f4: number;
+  private readonly f5: number;
+  private readonly f6: number;
   private readonly created: number | bigint;
   private readonly updated: number | bigint;
   private readonly ownerVersion: number | bigint;
@@ -49,8 +98,7 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
   private readonly validationCount: number | bigint;
   private readonly delegationCount: number | bigint;
   private readonly bump: number;
-  // The metadata hash, 32 bytes as eight 32-bit words (doubles, no heap cells), bytes again only
-  // when the identity is asked for.
+  // The metadata hash, 32 bytes as eight 32-bit words, bytes again only when the identity is asked for.
   private readonly m0: number;
   private readonly m1: number;
   private readonly m2: number;
@@ -61,37 +109,58 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
   private readonly m7: number;
 
   constructor(address: Address, identity: AgentIdentity) {
-    this.address = address;
-    this.nftMint = identity.nftMint;
-    this.owner = sharedAddress(identity.owner);
-    this.feedbackAuthority = identity.feedbackAuthority === identity.owner ? this.owner : identity.feedbackAuthority;
-    this.metadataUri = identity.metadataUri;
-    const lower = identity.metadataUri.toLowerCase();
-    this.uriLower = lower === identity.metadataUri ? identity.metadataUri : lower;
-    const tags = sharedTags(identity.tags);
-    this.tags = tags.list;
-    this.tagHashes = tags.hashes;
-    this.active = identity.active;
-    this.created = compact(identity.createdAt);
-    this.updated = compact(identity.updatedAt);
-    this.updatedRank = Number(identity.updatedAt);
-    this.ownerVersion = compact(identity.ownerVersion);
-    this.verifiedFeedbackCount = compact(identity.verifiedFeedbackCount);
-    this.verifiedScoreSum = compact(identity.verifiedScoreSum);
-    this.unverifiedFeedbackCount = compact(identity.unverifiedFeedbackCount);
-    this.unverifiedScoreSum = compact(identity.unverifiedScoreSum);
-    this.validationCount = compact(identity.validationCount);
-    this.delegationCount = compact(identity.delegationCount);
-    this.bump = identity.bump;
-    const m = identity.metadataHash;
-    this.m0 = word(m, 0);
-    this.m1 = word(m, 4);
-    this.m2 = word(m, 8);
-    this.m3 = word(m, 12);
-    this.m4 = word(m, 16);
-    this.m5 = word(m, 20);
-    this.m6 = word(m, 24);
-    this.m7 = word(m, 28);
+    const f = identity === (FROM_SCRATCH as unknown) ? scratch : fieldsOf(address, identity);
+    this.k0 = packedWord(f.mint, 0);
+    this.k1 = packedWord(f.mint, 1);
+    this.k2 = packedWord(f.mint, 2);
+    this.k3 = packedWord(f.mint, 3);
+    this.k4 = packedWord(f.mint, 4);
+    this.k5 = packedWord(f.mint, 5);
+    this.k6 = packedWord(f.mint, 6);
+    this.owner = sharedAddress(f.owner as Address);
+    this.metadataUri = f.uri;
+    const lower = f.uri.toLowerCase();
+    this.uriLower = lower === f.uri ? f.uri : lower;
+    this.tags = f.tags.list;
+    this.tagHashes = f.tags.hashes;
+    this.active = f.active;
+    this.updatedRank = Number(f.updated);
+    this.authorityIsOwner = f.authority === f.owner;
+    const authority = this.authorityIsOwner ? "" : f.authority;
+    this.a0 = packedWord(f.address, 0);
+    this.a1 = packedWord(f.address, 1);
+    this.a2 = packedWord(f.address, 2);
+    this.a3 = packedWord(f.address, 3);
+    this.a4 = packedWord(f.address, 4);
+    this.a5 = packedWord(f.address, 5);
+    this.a6 = packedWord(f.address, 6);
+    this.f0 = packedWord(authority, 0);
+    this.f1 = packedWord(authority, 1);
+    this.f2 = packedWord(authority, 2);
+    this.f3 = packedWord(authority, 3);
+    this.f4 = packedWord(authority, 4);
+    this.f5 = packedWord(authority, 5);
+    this.f6 = packedWord(authority, 6);
+    this.created = f.created;
+    this.updated = f.updated;
+    this.ownerVersion = f.ownerVersion;
+    const c = f.counters;
+    this.verifiedFeedbackCount = c[0] as number | bigint;
+    this.verifiedScoreSum = c[1] as number | bigint;
+    this.unverifiedFeedbackCount = c[2] as number | bigint;
+    this.unverifiedScoreSum = c[3] as number | bigint;
+    this.validationCount = c[4] as number | bigint;
+    this.delegationCount = c[5] as number | bigint;
+    this.bump = f.bump;
+    const m = f.hash;
+    this.m0 = m[0] as number;
+    this.m1 = m[1] as number;
+    this.m2 = m[2] as number;
+    this.m3 = m[3] as number;
+    this.m4 = m[4] as number;
+    this.m5 = m[5] as number;
+    this.m6 = m[6] as number;
+    this.m7 = m[7] as number;
   }
 
   /** The entry is the record. */
@@ -99,8 +168,25 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
     return this;
   }
 
+  get address(): Address {
+    return wordsText(this.a0, this.a1, this.a2, this.a3, this.a4, this.a5, this.a6) as Address;
+  }
+
+  get nftMint(): Address {
+    return wordsText(this.k0, this.k1, this.k2, this.k3, this.k4, this.k5, this.k6) as Address;
+  }
+
+  get feedbackAuthority(): Address {
+    return this.authorityIsOwner ? this.owner : (wordsText(this.f0, this.f1, this.f2, this.f3, this.f4, this.f5, this.f6) as Address);
+  }
+
   get updatedAt(): bigint {
     return BigInt(this.updated);
+  }
+
+  /** Whether `other` is the same account (an account's address, compared without its text). */
+  sameAccount(other: IndexedAgent): boolean {
+    return this.a0 === other.a0 && this.a1 === other.a1 && this.a2 === other.a2 && this.a3 === other.a3 && this.a4 === other.a4 && this.a5 === other.a5 && this.a6 === other.a6;
   }
 
   /** The decoded account, built on each call: read it once per use. */
@@ -127,6 +213,44 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
   }
 }
 
+/** The marker the decoder passes for "the fields are in `scratch`". */
+const FROM_SCRATCH = Symbol("scratch");
+
+/** Makes the agent from the fields `fill` left in the scratch (account-decoder.ts). */
+export function indexedAgentFromScratch(fill: (fields: Fields) => void): IndexedAgent {
+  fill(scratch);
+  return new IndexedAgent(scratch.address as Address, FROM_SCRATCH as unknown as AgentIdentity);
+}
+
+export type { Fields as IndexedAgentFields };
+
+function fieldsOf(address: Address, identity: AgentIdentity): Fields {
+  for (const text of [address, identity.nftMint, identity.feedbackAuthority]) {
+    // SECURITY: kept packed; a text that does not pack would come back different.
+    if (!packable(text)) throw new RangeError(`not an address: ${text.slice(0, 60)}`);
+  }
+  const f = scratch;
+  f.address = address;
+  f.mint = identity.nftMint;
+  f.owner = identity.owner;
+  f.authority = identity.feedbackAuthority;
+  f.uri = identity.metadataUri;
+  f.tags = sharedTags(identity.tags);
+  f.active = identity.active;
+  f.created = compact(identity.createdAt);
+  f.updated = compact(identity.updatedAt);
+  f.ownerVersion = compact(identity.ownerVersion);
+  f.counters[0] = compact(identity.verifiedFeedbackCount);
+  f.counters[1] = compact(identity.verifiedScoreSum);
+  f.counters[2] = compact(identity.unverifiedFeedbackCount);
+  f.counters[3] = compact(identity.unverifiedScoreSum);
+  f.counters[4] = compact(identity.validationCount);
+  f.counters[5] = compact(identity.delegationCount);
+  f.bump = identity.bump;
+  for (let i = 0; i < 8; i++) f.hash[i] = word(identity.metadataHash, i * 4);
+  return f;
+}
+
 function bytesOf(...words: number[]): Uint8Array {
   const bytes = new Uint8Array(32);
   for (let i = 0; i < 8; i++) {
@@ -148,42 +272,6 @@ function compact(value: bigint): number | bigint {
   return Number.isSafeInteger(asNumber) ? asNumber : value;
 }
 
-function word(bytes: ReadonlyUint8Array, at: number): number {
+export function word(bytes: ReadonlyUint8Array, at: number): number {
   return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
-}
-
-/**
- * A bounded table of shared values: agents repeat owners and tag lists, and one instance of each
- * instead of one per agent is that many fewer heap cells. Past `limit` distinct keys, new values are
- * kept as they are (still correct, just not shared); what it holds stays for the process's life, so
- * the limit also bounds what it keeps of owners that are gone.
- */
-function sharingTable<V>(limit: number): (key: string, make: () => V) => V {
-  const known = new Map<string, V>();
-  return (key, make) => {
-    const found = known.get(key);
-    if (found !== undefined) return found;
-    const value = make();
-    if (known.size < limit) known.set(key, value);
-    return value;
-  };
-}
-
-const owners = sharingTable<Address>(65_536);
-const sharedAddress = (address: Address): Address => owners(address, () => address);
-
-const tagInstances = sharingTable<ReadonlyUint8Array>(4_096);
-const tagLists = sharingTable<Readonly<{ list: readonly ReadonlyUint8Array[]; hashes: readonly string[] }>>(4_096);
-
-/**
- * An agent's tags as one shared list of shared instances, with the list of its distinct tag hashes
- * (hex) that the category filter compares: agents share a few combinations of a few categories.
- * Frozen, since every agent with the same tags holds them.
- */
-function sharedTags(tags: readonly ReadonlyUint8Array[]): Readonly<{ list: readonly ReadonlyUint8Array[]; hashes: readonly string[] }> {
-  const hexes = tags.map(toHex);
-  return tagLists(hexes.join(","), () => ({
-    list: Object.freeze(tags.map((tag, i) => tagInstances(hexes[i] as string, () => tag))),
-    hashes: Object.freeze([...new Set(hexes)]),
-  }));
 }

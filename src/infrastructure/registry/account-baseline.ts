@@ -65,6 +65,17 @@ export function createAccountBaseline<T, R>(
   decode: (data: ReadonlyUint8Array) => DecodeResult<T>,
   toRecord: (address: Address, value: T) => R,
 ): AccountBaseline<R> {
+  return createRecordBaseline(programId, (address, data) => {
+    const result = decode(data);
+    return result.ok ? { ok: true, value: toRecord(address, result.value), size: result.size } : result;
+  });
+}
+
+/**
+ * The same, for records decoded straight from an account's bytes (the agents: decodeIndexedAgent,
+ * which builds no intermediate decoded value).
+ */
+export function createRecordBaseline<R>(programId: Address, decodeRecord: (address: Address, data: ReadonlyUint8Array) => DecodeResult<R>): AccountBaseline<R> {
   const known = createKnownStates<R>();
   let generation = 0;
   /** Counts applied states; a full read started at `since` loses to states applied after it. */
@@ -77,9 +88,9 @@ export function createAccountBaseline<T, R>(
   /** Decodes `data` for `address` and replaces what was known; false when it does not decode. */
   /** `before`: the account's row when it was known, else -1. */
   function take(address: Address, data: Uint8Array, slot: number, before: number, out: ReturnType<typeof emptyChanges>): boolean {
-    const result = decode(data);
+    const result = decodeRecord(address, data);
     if (!result.ok) return false;
-    const record = toRecord(address, result.value);
+    const record = result.value;
     const previous = before >= 0 ? known.record(before) : undefined;
     known.set(address, { size: result.size, h1: hash1(data, result.size), h2: hash2(data, result.size), record, slot, seen: generation, applied: ++applies });
     if (previous !== undefined) out.removed.push(previous);
@@ -125,8 +136,8 @@ export function createAccountBaseline<T, R>(
     // read began.
     let n = 0;
     const gone: [Address, number][] = [];
-    for (const [address, row] of known.entries()) {
-      if (known.seen(row) !== current && known.applied(row) <= since) gone.push([address, row]);
+    for (const row of known.rows()) {
+      if (known.seen(row) !== current && known.applied(row) <= since) gone.push([known.address(row), row]);
       if ((++n & 1023) === 0) yield;
     }
     // Forgotten after the walk: a row freed during it could be handed out again.
@@ -169,7 +180,7 @@ export function createAccountBaseline<T, R>(
     mark: () => applies,
     *records() {
       const out: R[] = [];
-      for (const [, row] of known.entries()) {
+      for (const row of known.rows()) {
         out.push(known.record(row));
         if ((out.length & 4095) === 0) yield;
       }

@@ -16,8 +16,8 @@ import { unrefTimeout, type Schedule } from "../../application/registry/refreshi
 import { emptySliceStats, runInSlices, type SliceStats, type YieldToEventLoop } from "../../application/registry/sliced-runner.ts";
 import { agentCatalogChanges, agentCatalogWork, type AgentCatalog } from "../../domain/registry/agent-catalog.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
-import { IndexedAgent } from "../../domain/registry/indexed-agent.ts";
-import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET, decodeAgentIdentity } from "../../domain/registry/agent-identity.ts";
+import { decodeIndexedAgent } from "../../domain/registry/indexed-agent-decoder.ts";
+import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET } from "../../domain/registry/agent-identity.ts";
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService } from "../../domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry } from "../../domain/registry/feedback-entry.ts";
 import { selectFeedback, type FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
@@ -25,7 +25,7 @@ import { groupByMint, regroup, type RecordsByMint } from "../../domain/registry/
 import { selectServices, type ServiceRecord } from "../../domain/registry/service-selection.ts";
 import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
-import { createAccountBaseline, type AccountWrite, type BaselineChanges } from "./account-baseline.ts";
+import { createAccountBaseline, createRecordBaseline, type AccountWrite, type BaselineChanges } from "./account-baseline.ts";
 import { createAgentSnapshotWriter, restoreAgentSnapshot, type AgentSnapshotWriter } from "./agent-snapshot.ts";
 import { createLiveKind, type AccountKind, type KindEnv, type KindSpec, type LiveKind, type RefreshReport } from "./live-account-kind.ts";
 import type { ProgramAccountReader } from "./rpc-program-account-reader.ts";
@@ -168,7 +168,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const agentSpec: KindSpec<AgentRecord, AgentCatalog> = {
     kind: "agents",
     discriminator: AGENT_IDENTITY_DISCRIMINATOR,
-    baseline: createAccountBaseline(programId, decodeAgentIdentity, (address, identity): AgentRecord => new IndexedAgent(address, identity)),
+    baseline: createRecordBaseline<AgentRecord>(programId, decodeIndexedAgent),
     // A full read rebuilds from every record (exact, duplicates of a mint included); unchanged
     // records are the same objects, so only what changed is indexed again.
     rebuilt: function* (previous) {

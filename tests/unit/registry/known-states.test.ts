@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Address } from "@solana/kit";
 import { createKnownStates } from "../../../src/infrastructure/registry/known-states.ts";
+import { testAddress } from "../../registry/support/registry-fixtures.ts";
 
 const a = (n: number) => `acct${n}` as Address;
 const state = (n: number, record = `r${n}`) => ({ size: n, h1: n * 3, h2: 0xffffffff - n, record, slot: 2 ** 53 - n, seen: n, applied: n * 10 });
@@ -41,5 +42,31 @@ describe("known states (the baseline's columns)", () => {
       [a(3), "r3"],
       [a(4), "r4"],
     ]);
+  });
+});
+
+describe("known states by packed address (the hash over the rows)", () => {
+  test("a churn of real addresses and odd names agrees with a Map, rows, order and all", () => {
+    const known = createKnownStates<string>();
+    const model = new Map<Address, string>();
+    let s = 5;
+    const next = () => (s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0) / 4_294_967_296;
+    const name = (n: number) => (n % 17 === 0 ? (`odd-name-${n}-é` as Address) : testAddress(6, n));
+    for (let step = 0; step < 60_000; step++) {
+      const n = Math.floor(next() * 8_000);
+      if (next() < 0.35) {
+        known.delete(name(n));
+        model.delete(name(n));
+      } else {
+        known.set(name(n), state(n % 100, `v${step}`));
+        model.set(name(n), `v${step}`);
+      }
+    }
+    expect(known.size()).toBe(model.size);
+    for (let n = 0; n < 8_000; n++) {
+      const row = known.rowOf(name(n));
+      expect(row >= 0 ? known.record(row) : undefined).toBe(model.get(name(n)));
+    }
+    expect([...known.rows()].map((row) => [known.address(row), known.record(row)])).toEqual([...model.entries()]);
   });
 });
