@@ -5,6 +5,7 @@ import type { Logger } from "../../application/ports/logger.ts";
 import type { ProgramAccountChange, ProgramAccountFeed, ProgramFeedHandlers } from "../../application/ports/program-account-feed.ts";
 import { toBase64 } from "../../domain/codecs/base64.ts";
 import { scrubUrlSecrets } from "../logging/redact.ts";
+import { openPubsubSocket } from "./pubsub-socket.ts";
 
 export type RpcProgramFeedOptions = Readonly<{
   /** The node's pubsub endpoint, `ws://` or `wss://`. */
@@ -76,27 +77,16 @@ export function createRpcProgramFeed(options: RpcProgramFeedOptions): ProgramAcc
   function connect(): void {
     reconnectTimer = null;
     if (subscriptions.size === 0 || socket) return;
-    let created: WebSocket;
-    try {
-      created = new WebSocket(options.url);
-    } catch (error) {
-      return lost(`cannot open the pubsub connection: ${safe(error instanceof Error ? error.message : String(error))}`);
-    }
+    const created = openPubsubSocket(options.url, (current) => socket === current, {
+      opened: () => {
+        open = true;
+        for (const subscription of subscriptions) subscribeOnNode(subscription);
+      },
+      message: (text) => received(text ?? ""),
+      lost,
+    });
+    if (created instanceof Error) return lost(`cannot open the pubsub connection: ${safe(created.message)}`);
     socket = created;
-    created.onopen = () => {
-      if (socket !== created) return;
-      open = true;
-      for (const subscription of subscriptions) subscribeOnNode(subscription);
-    };
-    created.onmessage = (event: MessageEvent) => {
-      if (socket === created) received(typeof event.data === "string" ? event.data : "");
-    };
-    created.onclose = () => {
-      if (socket === created) lost("the pubsub connection closed");
-    };
-    created.onerror = () => {
-      if (socket === created) lost("the pubsub connection failed");
-    };
   }
 
   /** Ends the current connection (if any), tells every subscriber, and schedules the next attempt. */

@@ -1,6 +1,7 @@
 import type { Logger } from "../../application/ports/logger.ts";
 import type { SignatureNotice, SignatureWatch } from "../../application/ports/signature-watch.ts";
 import { scrubUrlSecrets } from "../logging/redact.ts";
+import { openPubsubSocket } from "./pubsub-socket.ts";
 
 export type RpcSignatureWatchOptions = Readonly<{
   /** The node's pubsub endpoint, `ws://` or `wss://`. */
@@ -70,29 +71,20 @@ export function createRpcSignatureWatch(options: RpcSignatureWatchOptions): Sign
   }
 
   function connect(): void {
-    let created: WebSocket;
-    try {
-      created = new WebSocket(options.url);
-    } catch (error) {
-      return lost(`cannot open the pubsub connection: ${safe(error instanceof Error ? error.message : String(error))}`);
-    }
+    const created = openPubsubSocket(options.url, (current) => socket === current, {
+      opened: () => {
+        open = true;
+        retryMs = baseRetryMs;
+        for (const entry of queued) subscribeOnNode(entry);
+        queued.clear();
+      },
+      message: (text) => {
+        if (text !== null) received(text);
+      },
+      lost,
+    });
+    if (created instanceof Error) return lost(`cannot open the pubsub connection: ${safe(created.message)}`);
     socket = created;
-    created.onopen = () => {
-      if (socket !== created) return;
-      open = true;
-      retryMs = baseRetryMs;
-      for (const entry of queued) subscribeOnNode(entry);
-      queued.clear();
-    };
-    created.onmessage = (event: MessageEvent) => {
-      if (socket === created && typeof event.data === "string") received(event.data);
-    };
-    created.onclose = () => {
-      if (socket === created) lost("the pubsub connection closed");
-    };
-    created.onerror = () => {
-      if (socket === created) lost("the pubsub connection failed");
-    };
   }
 
   /** Closes the connection; every watch on it goes silent (polling answers them). */
