@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPairSigner, type Signature } from "@solana/kit";
 import { fakeLedger } from "../../fixtures/fake-ledger.ts";
-import { startLedgerProxy } from "../../fixtures/ledger-proxy.ts";
+import { startLedgerProxy, statusesNotFound } from "../../fixtures/ledger-proxy.ts";
 import { DEFAULT_AMOUNT, fundedPayment, usdcOf } from "../../fixtures/payments.ts";
 import { silentLogger } from "../../src/application/ports/logger.ts";
 import type { SignatureStatus } from "../../src/application/ports/ledger.ts";
@@ -140,13 +140,16 @@ describe("settlements with pushed confirmations (settlement service, embedded le
     await store.close();
   });
 
-  test("30 concurrent settlements confirm from the node's notices: every one lands, no status call is made", async () => {
+  test("30 concurrent settlements confirm from the node's notices alone (every status read answers 'not found'): every one lands and is recorded settled", async () => {
     const rig = await startFaultRig({ store, rpcTimeoutMs: 10_000, signatureWatch: "pubsub" });
     try {
       // The first settlement opens the WebSocket; until it is open a watch waits (and polling may win).
       const first = await fundedPayment(rig.ledger, rig.feePayer);
       expect((await postJson(rig.app, "/settle", first.body)).body["success"]).toBe(true);
-      const looksBefore = rig.proxy.received("getSignatureStatuses");
+      // From here a status read can confirm nothing: a settlement that confirms was told by the
+      // node. (Counting status calls instead depended on each notice beating the 5 ms first look,
+      // which a loaded CI machine did not always let it do.)
+      rig.proxy.setRule(async (call, forward) => (call.method === "getSignatureStatuses" ? statusesNotFound(call) : forward()));
       const payments = await Promise.all(Array.from({ length: 30 }, () => fundedPayment(rig.ledger, rig.feePayer)));
 
       const replies = await Promise.all(payments.map((p) => postJson(rig.app, "/settle", p.body)));
@@ -155,8 +158,6 @@ describe("settlements with pushed confirmations (settlement service, embedded le
       for (const payment of payments) expect(await usdcOf(rig.ledger, payment.actors.payTo.address)).toBe(DEFAULT_AMOUNT);
       expect(rig.proxy.forwarded("sendTransaction")).toBe(31);
       for (const reply of replies) expect((await store.settlements.findBySignature(SOLANA_DEVNET, String(reply.body["transaction"])))?.state).toBe("settled");
-      // Polled, each settlement's first look would be a status call (batched: at least one).
-      expect(rig.proxy.received("getSignatureStatuses")).toBe(looksBefore);
     } finally {
       await rig.close();
     }
