@@ -82,9 +82,13 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
     test("the accounts saved since a snapshot are those whose bytes changed after it was taken, not those written again unchanged", async () => {
       const store = createSqlRegistryAccountStore(opened.executor, testAddress(8, 3), { pageRows: 2 });
       const row = (n: number, byte: number, slot = 1n) => ({ address: testAddress(6, n), slot, data: Uint8Array.from([byte]) });
+      // The test compares times written by different connections (saved_at, taken_at): a few ms
+      // between the steps keep their order unambiguous (one CI run saw an unchanged row as newer).
       await store.save("agents", [row(1, 1), row(2, 2), row(3, 3)]);
+      await Bun.sleep(20);
       const write = await store.beginSnapshot!("agents");
       expect(await write.commit(1n)).toBe(true);
+      await Bun.sleep(20);
       await store.save("agents", [row(1, 1, 2n), row(2, 20, 2n), row(3, 3, 2n), row(4, 4, 2n), row(5, 5, 2n), row(6, 6, 2n)]);
       const since: StoredAccountRow[] = [];
       const { head } = await chunksOf(store);
