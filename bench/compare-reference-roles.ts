@@ -60,8 +60,18 @@ function countedLedger(ledger: Ledger, calls: Map<string, number>): Ledger {
   return counted as Ledger;
 }
 
+/** Counts our server's HTTP requests to the ledger as "HTTP requests" (a batch of calls is one). */
+function countHttpRequests(calls: Map<string, number>): void {
+  const send = globalThis.fetch;
+  globalThis.fetch = Object.assign((...args: Parameters<typeof fetch>) => {
+    calls.set("HTTP requests", (calls.get("HTTP requests") ?? 0) + 1);
+    return send(...args);
+  }, send);
+}
+
 function serveOurs(setup: CompareSetup, rpcUrl: string): void {
   const calls = new Map<string, number>();
+  countHttpRequests(calls);
   const ledger = countedLedger(createRpcLedger({ url: rpcUrl }), calls);
   const app = new Elysia().use(errorLayer(silentLogger)).use(
     facilitatorVerifyRoutes(withVerify(pipelineDeps(ledger, [setup.feePayer]))),

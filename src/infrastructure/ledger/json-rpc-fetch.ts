@@ -52,7 +52,8 @@ function keepUnsafeIntegers(_key: string, value: unknown, context?: { source?: s
   return source !== undefined && INTEGER_SOURCE.test(source) ? BigInt(source) : value;
 }
 
-function parseAnswer(text: string): unknown {
+/** A JSON-RPC answer's text, integers past 2^53 kept exact (see keepUnsafeIntegers). */
+export function parseAnswer(text: string): unknown {
   // The reviver costs a call per value, so only a body that may hold a large integer pays it.
   return MAYBE_UNSAFE_INTEGER.test(text) ? JSON.parse(text, keepUnsafeIntegers as (key: string, value: unknown) => unknown) : JSON.parse(text);
 }

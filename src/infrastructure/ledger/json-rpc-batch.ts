@@ -1,0 +1,125 @@
+import { type JsonRpcFetch, parseAnswer, RpcHttpError, RpcServerError } from "./json-rpc-fetch.ts";
+
+export type JsonRpcBatchOptions = Readonly<{
+  /** The deadline of one batch's HTTP request (each call also keeps its own signal). */
+  timeoutMs: number;
+  /** Most calls in one batch (Agave serves batches of any size; hosted nodes cap them, often at 100 or less). */
+  maxCalls?: number;
+  /** Largest batch body: Agave refuses bodies past 50 KiB (MAX_REQUEST_BODY_SIZE). */
+  maxBodyBytes?: number;
+}>;
+
+const DEFAULT_MAX_CALLS = 16;
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024;
+const HEADERS = Object.freeze({ accept: "application/json", "content-type": "application/json; charset=utf-8" });
+
+type Pending = {
+  readonly method: string;
+  readonly params: readonly unknown[];
+  readonly signal: AbortSignal;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  settled: boolean;
+};
+
+/**
+ * Coalesces the read-only calls made in one turn of the event loop into one JSON-RPC 2.0 batch:
+ * one HTTP request, one body to parse, on both ends. Under load, /verify's simulations arrive
+ * many per turn; each paid a `fetch` of its own on our side and an HTTP request on the node's.
+ * A call made alone is sent alone, as before, so an idle service waits no longer than one turn.
+ *
+ * Only for calls that change nothing on the node (simulateTransaction): a batch whose answer is
+ * lost is retried by nobody, and one a node refuses as a batch is resent call by call, which is
+ * only safe because sending a read twice changes nothing. A node that refuses batches (a non-array
+ * answer, or an HTTP 4xx other than 429) gets single calls from then on.
+ *
+ * Each answer is matched to its call by id, never by position; an answer missing from the batch
+ * fails only its own call (the ledger is then unavailable for it, never a wrong value).
+ */
+export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options: JsonRpcBatchOptions): JsonRpcFetch {
+  const maxCalls = Math.max(1, options.maxCalls ?? DEFAULT_MAX_CALLS);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let queue: Pending[] = [];
+  let batching = true;
+
+  function sendAlone(call: Pending): void {
+    single(call.method, call.params, call.signal).then((value) => settle(call, null, value), (error: unknown) => settle(call, error));
+  }
+
+  function settle(call: Pending, error: unknown, value?: unknown): void {
+    if (call.settled) return;
+    call.settled = true;
+    if (error === null) call.resolve(value);
+    else call.reject(error);
+  }
+
+  async function sendBatch(calls: readonly Pending[], bodies: readonly string[]): Promise<void> {
+    let answer: unknown;
+    try {
+      const response = await fetch(url, { method: "POST", headers: HEADERS, body: `[${bodies.join(",")}]`, signal: AbortSignal.timeout(options.timeoutMs) });
+      if (!response.ok) {
+        if (response.status >= 400 && response.status < 500 && response.status !== 429) return refusedBatch(calls);
+        throw new RpcHttpError(response.status);
+      }
+      answer = parseAnswer(await response.text());
+    } catch (error) {
+      for (const call of calls) settle(call, error);
+      return;
+    }
+    if (!Array.isArray(answer)) return refusedBatch(calls);
+    const byId = new Map<unknown, unknown>();
+    for (const entry of answer) if (typeof entry === "object" && entry !== null) byId.set((entry as { id?: unknown }).id, entry);
+    calls.forEach((call, id) => {
+      const entry = byId.get(id);
+      if (entry === undefined) return settle(call, new Error("the node's batch answer has no entry for this call"));
+      const { error, result } = entry as { error?: unknown; result?: unknown };
+      if (typeof error === "object" && error !== null) {
+        const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+        return settle(call, new RpcServerError(Number(code), typeof message === "string" ? message : "JSON-RPC error", data));
+      }
+      if (!("result" in (entry as object))) return settle(call, new Error("the node's answer has neither a result nor an error"));
+      settle(call, null, result);
+    });
+  }
+
+  /** The node does not take batches: these calls go one by one, and every later one too. */
+  function refusedBatch(calls: readonly Pending[]): void {
+    batching = false;
+    for (const call of calls) if (!call.settled) sendAlone(call);
+  }
+
+  function flush(): void {
+    const calls = queue.filter((call) => !call.settled);
+    queue = [];
+    let part: Pending[] = [];
+    let bodies: string[] = [];
+    let bytes = 2;
+    const send = () => {
+      if (part.length === 1) sendAlone(part[0] as Pending);
+      else if (part.length > 1) void sendBatch(part, bodies);
+      part = [];
+      bodies = [];
+      bytes = 2;
+    };
+    for (const call of calls) {
+      // The id is the call's place in its batch: answers are matched by it, in any order.
+      const rest = `"method":${JSON.stringify(call.method)},"params":${JSON.stringify(call.params)}}`;
+      if (part.length > 0 && (part.length >= maxCalls || bytes + rest.length + 32 > maxBodyBytes)) send();
+      const body = `{"jsonrpc":"2.0","id":${part.length},${rest}`;
+      part.push(call);
+      bodies.push(body);
+      bytes += body.length + 1;
+    }
+    send();
+  }
+
+  return (method, params, signal) =>
+    new Promise<unknown>((resolve, reject) => {
+      const call: Pending = { method, params, signal, resolve, reject, settled: false };
+      if (signal.aborted) return reject(signal.reason);
+      signal.addEventListener("abort", () => settle(call, signal.reason), { once: true });
+      if (!batching) return sendAlone(call);
+      queue.push(call);
+      if (queue.length === 1) setImmediate(flush);
+    });
+}
