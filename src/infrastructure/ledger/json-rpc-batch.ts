@@ -67,6 +67,9 @@ export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options:
       return;
     }
     if (!Array.isArray(answer)) return refusedBatch(calls);
+    // SECURITY: one payment's simulation must never answer another's /verify. Answers are matched
+    // by the id we gave each call in this batch (its index), never by their order in the array,
+    // which JSON-RPC leaves to the node; an answer the node left out fails its call (unavailable).
     const byId = new Map<unknown, unknown>();
     for (const entry of answer) if (typeof entry === "object" && entry !== null) byId.set((entry as { id?: unknown }).id, entry);
     calls.forEach((call, id) => {

@@ -170,7 +170,8 @@ function filterOf(filter: ProgramAccountFilter) {
 /**
  * The Ledger port over any Solana JSON-RPC endpoint. The calls every verification and settlement
  * makes (simulation, send, status poll, account reads, block height, blockhash check) go through the plain client in
- * json-rpc-fetch.ts; the rest through kit's RPC client. Transport
+ * json-rpc-fetch.ts (simulations and blockhash checks batched per event-loop turn, json-rpc-batch.ts); the rest
+ * through kit's RPC client. Transport
  * failures, timeouts, 5xx and unhealthy nodes are `unavailable`; a node refusing a
  * transaction is `rejected` with its message and logs. The URL never appears unredacted.
  */
