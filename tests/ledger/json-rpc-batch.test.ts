@@ -1,6 +1,6 @@
-// The RPC ledger's read batching (src/infrastructure/ledger/json-rpc-batch.ts): simulations and
-// blockhash checks made in one event-loop turn go to the node as one JSON-RPC batch, each caller
-// gets its own answer (matched by id), and a node that refuses batches gets single calls.
+// The RPC ledger's send batching (src/infrastructure/ledger/json-rpc-batch.ts): sends made in one
+// event-loop turn go to the node as one JSON-RPC batch, each caller gets its own answer (matched by
+// id), and a node that refuses batches gets single calls. Simulations stay single requests.
 // Local Bun.serve stubs on 127.0.0.1.
 import { afterAll, describe, expect, it } from "bun:test";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
@@ -39,72 +39,87 @@ function stubNode(answer: Answer, batches: "answer" | "refuse" = "answer"): { ur
   return { url: `http://127.0.0.1:${server.port}`, bodies };
 }
 
-/** A successful simulation whose units name the transaction (its first byte), so answers cannot be swapped unseen. */
-function simulated(call: Call): string {
-  const wire = fromBase64(call.params[0] as string);
-  return `"result":{"context":{"slot":1},"value":{"err":null,"logs":["tx ${wire[0]}"],"unitsConsumed":${wire[0]},"accounts":null}}`;
+/** The signature a send of `wire` lands as: its first byte names it, so answers cannot be swapped unseen. */
+function signatureOf(wire: Uint8Array): string {
+  return `sig-${wire[0]}`;
+}
+
+/** A node that takes every send. */
+function sent(call: Call): string {
+  return `"result":${JSON.stringify(signatureOf(fromBase64(call.params[0] as string)))}`;
 }
 
 function wireOf(tag: number): Uint8Array {
   return new Uint8Array(200).fill(tag);
 }
 
-describe("rpc ledger: reads of one event-loop turn share a JSON-RPC batch (local Bun.serve stubs)", () => {
-  it("sends concurrent simulations and a blockhash check as one batch and gives each caller its own answer", async () => {
-    const node = stubNode((call) => (call.method === "isBlockhashValid" ? `"result":{"context":{"slot":1},"value":true}` : simulated(call)));
+const SKIP_PREFLIGHT = { skipPreflight: true } as const;
+
+describe("rpc ledger: sends of one event-loop turn share a JSON-RPC batch (local Bun.serve stubs)", () => {
+  it("sends concurrent transactions as one batch and gives each caller its own signature", async () => {
+    const node = stubNode(sent);
     const ledger = createRpcLedger({ url: node.url });
-    const [valid, ...outcomes] = await Promise.all([ledger.isBlockhashValid("hash"), ...[1, 2, 3, 4].map((tag) => ledger.simulateTransaction(wireOf(tag)))]);
-    expect(valid).toBe(true);
-    expect(outcomes).toEqual([1, 2, 3, 4].map((tag) => ({ ok: true, unitsConsumed: BigInt(tag), logs: [`tx ${tag}`] })));
+    const signatures = await Promise.all([1, 2, 3, 4].map((tag) => ledger.sendTransaction(wireOf(tag), SKIP_PREFLIGHT)));
+    expect(signatures as readonly string[]).toEqual(["sig-1", "sig-2", "sig-3", "sig-4"]);
     expect(node.bodies).toHaveLength(1);
     const batch = node.bodies[0] as Call[];
-    expect(batch.map((call) => call.method)).toEqual(["isBlockhashValid", ...Array(4).fill("simulateTransaction")]);
-    expect(batch[1]?.params).toEqual([toBase64(wireOf(1)), { encoding: "base64", sigVerify: false, commitment: "confirmed" }]);
-    expect(new Set(batch.map((call) => call.id)).size).toBe(5);
+    expect(batch.map((call) => call.method)).toEqual(Array(4).fill("sendTransaction"));
+    expect(batch[0]?.params).toEqual([toBase64(wireOf(1)), { encoding: "base64", skipPreflight: true }]);
+    expect(new Set(batch.map((call) => call.id)).size).toBe(4);
   });
 
-  it("sends a call made alone as a plain request, as before batching", async () => {
-    const node = stubNode(simulated);
-    expect(await createRpcLedger({ url: node.url }).simulateTransaction(wireOf(9))).toEqual({ ok: true, unitsConsumed: 9n, logs: ["tx 9"] });
+  it("sends a transaction sent alone as a plain request, as before batching", async () => {
+    const node = stubNode(sent);
+    expect(await createRpcLedger({ url: node.url }).sendTransaction(wireOf(9), SKIP_PREFLIGHT) as string).toBe("sig-9");
     expect(Array.isArray(node.bodies[0])).toBe(false);
   });
 
-  it("fails only the call the node refused or left out of the batch answer", async () => {
+  it("keeps simulations single requests, however many run at once (/verify's path is unchanged)", async () => {
+    const node = stubNode((call) => {
+      const wire = fromBase64(call.params[0] as string);
+      return `"result":{"context":{"slot":1},"value":{"err":null,"logs":["tx ${wire[0]}"],"unitsConsumed":${wire[0]},"accounts":null}}`;
+    });
+    const ledger = createRpcLedger({ url: node.url });
+    const outcomes = await Promise.all([1, 2, 3].map((tag) => ledger.simulateTransaction(wireOf(tag))));
+    expect(outcomes).toEqual([1, 2, 3].map((tag) => ({ ok: true, unitsConsumed: BigInt(tag), logs: [`tx ${tag}`] })));
+    expect(node.bodies.map((body) => Array.isArray(body))).toEqual([false, false, false]);
+  });
+
+  it("fails only the send the node refused or left out of the batch answer", async () => {
     const node = stubNode((call) => {
       const tag = fromBase64(call.params[0] as string)[0];
       if (tag === 2) return `"error":{"code":-32002,"message":"Transaction simulation failed: Blockhash not found","data":{"err":"BlockhashNotFound","logs":[]}}`;
-      return tag === 3 ? null : simulated(call);
+      return tag === 3 ? null : sent(call);
     });
     const ledger = createRpcLedger({ url: node.url });
-    const [first, refused, missing] = await Promise.allSettled([1, 2, 3].map((tag) => ledger.simulateTransaction(wireOf(tag))));
+    const [first, refused, missing] = await Promise.allSettled([1, 2, 3].map((tag) => ledger.sendTransaction(wireOf(tag), SKIP_PREFLIGHT)));
     expect(node.bodies).toHaveLength(1);
-    expect(first).toEqual({ status: "fulfilled", value: { ok: true, unitsConsumed: 1n, logs: ["tx 1"] } });
-    // A node's "no" is a failed simulation (a refusal), not an outage.
-    const refusal = refused?.status === "fulfilled" ? refused.value : null;
-    expect(refusal?.ok === false && refusal.error).toContain("Blockhash not found");
-    // No answer is never a value: that one call is unavailable.
-    expect(missing?.status).toBe("rejected");
+    expect(first as PromiseSettledResult<string> | undefined).toEqual({ status: "fulfilled", value: "sig-1" });
+    // The node's "no" to that one transaction is a refusal, with its reason.
+    const refusal: unknown = refused?.status === "rejected" ? refused.reason : null;
+    expect(refusal).toBeInstanceOf(LedgerError);
+    expect((refusal as LedgerError).kind).toBe("rejected");
+    expect((refusal as LedgerError).message).toContain("Blockhash not found");
+    // No answer is never a signature: that one send is unavailable (the caller's retry resends the same bytes).
     const reason: unknown = missing?.status === "rejected" ? missing.reason : null;
     expect(reason).toBeInstanceOf(LedgerError);
     expect((reason as LedgerError).kind).toBe("unavailable");
   });
 
-  it("resends each call alone to a node that refuses batches, and sends it no batch again", async () => {
-    const node = stubNode(simulated, "refuse");
+  it("resends each transaction alone to a node that refuses batches, and sends it no batch again", async () => {
+    const node = stubNode(sent, "refuse");
     const ledger = createRpcLedger({ url: node.url });
-    const outcomes = await Promise.all([5, 6].map((tag) => ledger.simulateTransaction(wireOf(tag))));
-    expect(outcomes.map((o) => o.ok && o.unitsConsumed)).toEqual([5n, 6n]);
-    const later = await Promise.all([7, 8].map((tag) => ledger.simulateTransaction(wireOf(tag))));
-    expect(later.map((o) => o.ok && o.unitsConsumed)).toEqual([7n, 8n]);
+    expect(await Promise.all([5, 6].map((tag) => ledger.sendTransaction(wireOf(tag), SKIP_PREFLIGHT))) as readonly string[]).toEqual(["sig-5", "sig-6"]);
+    expect(await Promise.all([7, 8].map((tag) => ledger.sendTransaction(wireOf(tag), SKIP_PREFLIGHT))) as readonly string[]).toEqual(["sig-7", "sig-8"]);
     expect(node.bodies.map((body) => Array.isArray(body))).toEqual([true, false, false, false, false]);
   });
 
-  it("answers every call of a batch the node fails with a 5xx as unavailable, and resends none", async () => {
+  it("answers every send of a batch the node fails with a 5xx as unavailable, and resends none itself", async () => {
     let posts = 0;
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (posts++, new Response("down", { status: 503 })) });
     stubs.push(server);
     const ledger = createRpcLedger({ url: `http://127.0.0.1:${server.port}` });
-    const results = await Promise.allSettled([1, 2, 3].map((tag) => ledger.simulateTransaction(wireOf(tag))));
+    const results = await Promise.allSettled([1, 2, 3].map((tag) => ledger.sendTransaction(wireOf(tag), SKIP_PREFLIGHT)));
     for (const result of results) {
       expect(result.status).toBe("rejected");
       expect(((result as PromiseRejectedResult).reason as LedgerError).kind).toBe("unavailable");

@@ -23,15 +23,19 @@ type Pending = {
 };
 
 /**
- * Coalesces the read-only calls made in one turn of the event loop into one JSON-RPC 2.0 batch:
- * one HTTP request, one body to parse, on both ends. Under load, /verify's simulations arrive
- * many per turn; each paid a `fetch` of its own on our side and an HTTP request on the node's.
- * A call made alone is sent alone, as before, so an idle service waits no longer than one turn.
+ * Coalesces the calls made in one turn of the event loop into one JSON-RPC 2.0 batch: one HTTP
+ * request, one body to parse, on both ends. Under load, the settlements of one claim batch are
+ * signed and sent in the same turn; each send paid a `fetch` of its own on our side and an HTTP
+ * request on the node's. A call made alone is sent alone, as before, so an idle service waits no
+ * longer than one turn.
  *
- * Only for calls that change nothing on the node (simulateTransaction): a batch whose answer is
- * lost is retried by nobody, and one a node refuses as a batch is resent call by call, which is
- * only safe because sending a read twice changes nothing. A node that refuses batches (a non-array
- * answer, or an HTTP 4xx other than 429) gets single calls from then on.
+ * SECURITY: only for calls that may safely reach the node twice: a batch a node refuses as a batch
+ * is resent call by call, and a batch whose answer is lost fails every call in it as unavailable,
+ * which the caller may retry. Reads change nothing; `sendTransaction` of the same signed bytes is
+ * deduplicated by signature (one transaction lands at most once, and a resend of a landed one is
+ * answered `AlreadyProcessed`, which submitTransaction takes as sent), exactly as its own retries
+ * after a transport failure already are. A node that refuses batches (a non-array answer, or an
+ * HTTP 4xx other than 429) gets single calls from then on.
  *
  * Each answer is matched to its call by id, never by position; an answer missing from the batch
  * fails only its own call (the ledger is then unavailable for it, never a wrong value).
@@ -67,7 +71,7 @@ export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options:
       return;
     }
     if (!Array.isArray(answer)) return refusedBatch(calls);
-    // SECURITY: one payment's simulation must never answer another's /verify. Answers are matched
+    // SECURITY: one payment's answer must never answer another's call. Answers are matched
     // by the id we gave each call in this batch (its index), never by their order in the array,
     // which JSON-RPC leaves to the node; an answer the node left out fails its call (unavailable).
     const byId = new Map<unknown, unknown>();

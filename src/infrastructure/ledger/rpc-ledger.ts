@@ -170,7 +170,7 @@ function filterOf(filter: ProgramAccountFilter) {
 /**
  * The Ledger port over any Solana JSON-RPC endpoint. The calls every verification and settlement
  * makes (simulation, send, status poll, account reads, block height, blockhash check) go through the plain client in
- * json-rpc-fetch.ts (simulations and blockhash checks batched per event-loop turn, json-rpc-batch.ts); the rest
+ * json-rpc-fetch.ts (sends batched per event-loop turn, json-rpc-batch.ts); the rest
  * through kit's RPC client. Transport
  * failures, timeouts, 5xx and unhealthy nodes are `unavailable`; a node refusing a
  * transaction is `rejected` with its message and logs. The URL never appears unredacted.
@@ -181,10 +181,11 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   const logger = (options.logger ?? silentLogger).child({ rpc: safeUrl });
   const rpc = createSolanaRpcFromTransport(createErrorPreservingTransport(createDefaultRpcTransport({ url: options.url })));
   const hotRpc = createJsonRpcFetch(options.url);
-  // Simulations and blockhash checks change nothing on the node, so those made in one event-loop
-  // turn share one batch request (json-rpc-batch.ts): under load, a request of its own per
-  // simulation was about a fifth of our /verify CPU, and an HTTP exchange per call on the node's.
-  const readRpc = createJsonRpcBatcher(options.url, hotRpc, { timeoutMs });
+  // The sends of one event-loop turn share one batch request (json-rpc-batch.ts): the settlements
+  // of one claim batch are signed and sent together, and a request of its own per send cost about
+  // 80 µs of our CPU and as much of the node's (docs/performance.md, issue 26 fourth round).
+  // Simulations stay single requests: batching them cost /verify throughput (the same section).
+  const sendRpc = createJsonRpcBatcher(options.url, hotRpc, { timeoutMs });
 
   // SECURITY: error text from fetch or the node may echo the URL with its API key.
   const scrub = (text: string) => scrubUrlSecrets(text, options.url);
@@ -242,7 +243,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
     },
     async isBlockhashValid(blockhash) {
       return call("isBlockhashValid", async (signal) => {
-        const value = valueOf(await readRpc("isBlockhashValid", [blockhash, { commitment: "confirmed" }], signal), "isBlockhashValid");
+        const value = valueOf(await hotRpc("isBlockhashValid", [blockhash, { commitment: "confirmed" }], signal), "isBlockhashValid");
         if (typeof value !== "boolean") throw new Error("isBlockhashValid: the node's value is not a boolean");
         return value;
       });
@@ -270,7 +271,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
         ...(addresses ? { accounts: { encoding: "base64", addresses } } : {}),
       };
       try {
-        return await call("simulateTransaction", async (signal) => simulationOf(valueOf(await readRpc("simulateTransaction", [toBase64(wire), config], signal), "simulateTransaction"), addresses), true);
+        return await call("simulateTransaction", async (signal) => simulationOf(valueOf(await hotRpc("simulateTransaction", [toBase64(wire), config], signal), "simulateTransaction"), addresses), true);
       } catch (error) {
         // The node refusing to simulate (undecodable bytes, bad signature) is a failed simulation.
         if (isLedgerRefusal(error)) return { ok: false, error: error.message, logs: error.logs };
@@ -282,7 +283,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
       return call(
         "sendTransaction",
         async (signal) => {
-          const signature = await hotRpc("sendTransaction", [toBase64(wire), config], signal);
+          const signature = await sendRpc("sendTransaction", [toBase64(wire), config], signal);
           if (typeof signature !== "string") throw new Error("sendTransaction: the node's answer is not a signature");
           return signature as Signature;
         },
