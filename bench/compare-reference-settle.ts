@@ -220,6 +220,36 @@ async function confirmedCount(rpcUrl: string, signatures: readonly string[]): Pr
 
 // ---------------------------------------------------------------- where the CPU went (Linux /proc)
 
+/** User and system jiffies of each thread of `pid`, with its name (docs/performance.md, fourth round: where the CPU goes by thread). */
+function threadTicks(pid: number): Map<number, [number, number, string]> {
+  const out = new Map<number, [number, number, string]>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+      const f = text.slice(text.lastIndexOf(") ") + 2).split(" ");
+      out.set(Number(tid), [Number(f[11]), Number(f[12]), name]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** Each thread's CPU over a phase per settlement, busiest first; the JavaScript thread is the one named `(main)`. */
+function threadShares(pid: number, before: Map<number, [number, number, string]>, after: Map<number, [number, number, string]>, settled: number): string {
+  const per = (ticks: number) => (ticks * 10_000) / Math.max(1, settled); // a jiffy is 10 ms
+  return [...after]
+    .map(([tid, [user, system, name]]) => {
+      const [userBefore, systemBefore] = before.get(tid) ?? [0, 0];
+      return { name: tid === pid ? `${name}(main)` : name, user: per(user - userBefore), system: per(system - systemBefore) };
+    })
+    .filter((t) => t.user + t.system > 0)
+    .sort((a, b) => b.user + b.system - a.user - a.system)
+    .map((t) => `${t.name} u${t.user.toFixed(0)} s${t.system.toFixed(0)}`)
+    .join(", ");
+}
+
 /** Busy and total jiffies of the whole machine. */
 function machineTicks(): Readonly<{ busy: number; total: number }> {
   const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
@@ -259,9 +289,11 @@ async function runPhase(f: Facilitator, ledger: LedgerProcess, actors: Actors, o
   const feePayerBefore = await lamports(ledger.url, f.feePayer);
   const statsBefore = await ledger.stats();
   const cpuBefore = [cpuMs(f.child.process.pid), cpuMs(ledger.pid), postgresCpuMs(), cpuMs(process.pid)];
+  const threadsBefore = threadTicks(f.child.process.pid);
   const machineBefore = machineTicks();
   const outcome = await settleAll(f.child.url, bodies, options.c, options.maxSeconds);
   const machineAfter = machineTicks();
+  const threadsAfter = threadTicks(f.child.process.pid);
   const cpu = [cpuMs(f.child.process.pid), cpuMs(ledger.pid), postgresCpuMs(), cpuMs(process.pid)].map((after, i) => after - (cpuBefore[i] ?? 0));
   const statsAfter = await ledger.stats();
 
@@ -275,6 +307,7 @@ async function runPhase(f: Facilitator, ledger: LedgerProcess, actors: Actors, o
       `CPU/settlement: server ${((cpu[0] ?? 0) * 1000 / Math.max(1, succeeded.length)).toFixed(0)} µs, ledger ${((cpu[1] ?? 0) * 1000 / Math.max(1, succeeded.length)).toFixed(0)} µs; ` +
       `peak RSS ${peakRssMiB(f.child.process.pid).toFixed(0)} MiB)`,
   );
+  console.log(`  server threads, µs per settlement (u user, s system): ${threadShares(f.child.process.pid, threadsBefore, threadsAfter, succeeded.length)}`);
   if (outcome.failures.length > 0) console.log(`  first failure: ${outcome.failures[0]}`);
   const per = (ms: number | undefined) => `${(((ms ?? 0) * 1000) / Math.max(1, succeeded.length)).toFixed(0)} µs`;
   const busy = (100 * (machineAfter.busy - machineBefore.busy)) / Math.max(1, machineAfter.total - machineBefore.total);

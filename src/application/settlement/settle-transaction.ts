@@ -1,6 +1,8 @@
-import { type Signature, type SignatureBytes, type Transaction, getBase64Decoder, getTransactionEncoder } from "@solana/kit";
+import type { Signature, SignatureBytes, Transaction } from "@solana/kit";
 import { base58Text } from "@x84/solana-wire";
 import { isCoded } from "../../domain/coded-error.ts";
+import { toBase64 } from "../../domain/codecs/base64.ts";
+import { transactionWire } from "../../domain/transaction/transaction-wire.ts";
 import type { SettlementMode } from "../../domain/settlement/settlement-mode.ts";
 import { nowOf, systemClock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -194,9 +196,9 @@ async function signAndClaim(
     ...candidate.transaction,
     signatures: { ...candidate.transaction.signatures, [candidate.feePayer]: signatureBytes as SignatureBytes },
   };
-  const wire = new Uint8Array(getTransactionEncoder().encode(signed));
+  const wire = transactionWire(signed);
   const signature = base58Text(signatureBytes) as Signature;
-  const draft = { ...draftOf(candidate, deps.network, { signature, wireTransaction: getBase64Decoder().decode(wire), lastValidBlockHeight }), feeCharge, apiKey };
+  const draft = { ...draftOf(candidate, deps.network, { signature, wireTransaction: toBase64(wire), lastValidBlockHeight }), feeCharge, apiKey };
   // Asked now, beside the claim's commit: a node pushes the confirmation as soon as the send lands.
   const stopWatching = deps.expectConfirmation?.(signature) ?? (() => {});
   try {
