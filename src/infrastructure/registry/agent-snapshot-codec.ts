@@ -115,13 +115,16 @@ export function* decodeSnapshotChunk(data: Uint8Array, into: SnapshotColumns): S
   for (let i = 0; i < count; i++) {
     let address = "" as Address;
     const record = indexedAgentFromScratch((f: IndexedAgentFields) => {
-      address = r.address();
-      f.address = address;
-      f.mint = r.address();
+      // The keys packed from their bytes (no string but the address, which the baseline takes).
+      address = r.addressPacked(f.words, 7, true);
+      r.addressPacked(f.words, 0, false);
       const owner = owners[r.varint()];
       if (owner === undefined) throw new Error("snapshot chunk: owner out of range");
       f.owner = owner;
-      f.authority = r.u8() === 0 ? owner : r.address();
+      f.authorityIsOwner = r.u8() === 0;
+      if (f.authorityIsOwner) f.words.fill(0, 14, 21);
+      else r.addressPacked(f.words, 14, false);
+      f.packed = true;
       f.uri = r.utf8();
       for (let w = 0; w < 8; w++) f.hash[w] = r.u32();
       const tags = tagLists[r.varint()];
@@ -222,9 +225,10 @@ class ByteReader {
   }
   u32(): number {
     this.need(4);
-    const v = this.buffer.readUInt32LE(this.at);
+    const b = this.buffer;
+    const at = this.at;
     this.at += 4;
-    return v;
+    return ((b[at] as number) | ((b[at + 1] as number) << 8) | ((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 24)) >>> 0;
   }
   varint(): number {
     let v = 0;
@@ -253,7 +257,7 @@ class ByteReader {
     return this.varint() / 2;
   }
   /** SECURITY: kept packed (packed-key.ts); text that does not pack would come back different. */
-  address(): Address {
+  address(asText = true): Address {
     const length = this.u8();
     if (length === 0 || length > 44) throw new Error("snapshot chunk: not an address");
     this.need(length);
@@ -261,8 +265,24 @@ class ByteReader {
       const b = this.buffer[i] as number;
       if (b === 0 || b > 127) throw new Error("snapshot chunk: not an address");
     }
-    const s = this.buffer.toString("latin1", this.at, this.at + length);
+    const s = asText ? this.buffer.toString("latin1", this.at, this.at + length) : "";
     this.at += length;
+    return s as Address;
+  }
+  /**
+   * An address's text packed into `words` from `at` (packed-key.ts: seven words of seven 7-bit
+   * characters, zeros past the end), read from its bytes; its text too when `text`, else "".
+   */
+  addressPacked(words: Float64Array, at: number, text: boolean): Address {
+    const start = this.at + 1;
+    const s = text ? this.address() : (this.address(false), "");
+    const length = this.at - start;
+    const buffer = this.buffer;
+    for (let w = 0; w < 7; w++) {
+      let word = 0;
+      for (let i = w * 7; i < w * 7 + 7; i++) word = word * 128 + (i < length ? (buffer[start + i] as number) : 0);
+      words[at + w] = word;
+    }
     return s as Address;
   }
   bytes(length: number): Uint8Array {

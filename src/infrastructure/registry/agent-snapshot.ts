@@ -78,6 +78,7 @@ async function applySavedSince(store: RegistryAccountStore, takenAt: string, cat
 
 function* adoptAll(baseline: AccountBaseline<AgentRecord>, columns: SnapshotColumns): SlicedWork<void> {
   const { records, addresses, fieldBytes, h1, h2, slots } = columns;
+  baseline.reserve(baseline.size() + records.length);
   for (let i = 0; i < records.length; i++) {
     const record = records[i] as AgentRecord;
     baseline.adopt(addresses[i] as Address, { record, fieldBytes: fieldBytes[i] as number, h1: h1[i] as number, h2: h2[i] as number, slot: slots[i] as number });
