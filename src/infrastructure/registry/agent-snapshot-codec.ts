@@ -257,7 +257,7 @@ class ByteReader {
     return this.varint() / 2;
   }
   /** SECURITY: kept packed (packed-key.ts); text that does not pack would come back different. */
-  address(asText = true): Address {
+  address(): Address {
     const length = this.u8();
     if (length === 0 || length > 44) throw new Error("snapshot chunk: not an address");
     this.need(length);
@@ -265,7 +265,7 @@ class ByteReader {
       const b = this.buffer[i] as number;
       if (b === 0 || b > 127) throw new Error("snapshot chunk: not an address");
     }
-    const s = asText ? this.buffer.toString("latin1", this.at, this.at + length) : "";
+    const s = this.buffer.toString("latin1", this.at, this.at + length);
     this.at += length;
     return s as Address;
   }
@@ -274,16 +274,26 @@ class ByteReader {
    * characters, zeros past the end), read from its bytes; its text too when `text`, else "".
    */
   addressPacked(words: Float64Array, at: number, text: boolean): Address {
-    const start = this.at + 1;
-    const s = text ? this.address() : (this.address(false), "");
-    const length = this.at - start;
+    const length = this.u8();
+    if (length === 0 || length > 44) throw new Error("snapshot chunk: not an address");
+    this.need(length);
     const buffer = this.buffer;
+    const start = this.at;
     for (let w = 0; w < 7; w++) {
       let word = 0;
-      for (let i = w * 7; i < w * 7 + 7; i++) word = word * 128 + (i < length ? (buffer[start + i] as number) : 0);
+      for (let i = w * 7; i < w * 7 + 7; i++) {
+        let code = 0;
+        if (i < length) {
+          code = buffer[start + i] as number;
+          // SECURITY: as address(): only what packs and comes back as the same text.
+          if (code === 0 || code > 127) throw new Error("snapshot chunk: not an address");
+        }
+        word = word * 128 + code;
+      }
       words[at + w] = word;
     }
-    return s as Address;
+    this.at += length;
+    return (text ? buffer.toString("latin1", start, start + length) : "") as Address;
   }
   bytes(length: number): Uint8Array {
     this.need(length);

@@ -152,7 +152,7 @@ export function createKnownStates<R>(): KnownStates<R> {
     return row;
   }
 
-  /** A new row for `address`, linked last and findable. */
+  /** A new row for `address`, linked last and findable; the caller's rowOf left it in the probe. */
   function addRow(address: Address): number {
     const packs = packable(address);
     // At most half full, deleted slots counted: past it, a table twice the live rows' need.
@@ -174,7 +174,6 @@ export function createKnownStates<R>(): KnownStates<R> {
       return row;
     }
     oddText[row] = undefined;
-    setProbe(address);
     keys.set(probe, row * PACKED_KEY_WORDS);
     const slot = -1 - slotOfProbe();
     if (table[slot] === 0) tableUsed++;
@@ -239,6 +238,7 @@ export function createKnownStates<R>(): KnownStates<R> {
     rowOf,
     set(address, state) {
       let row = rowOf(address);
+      // rowOf left the address packed in the probe: addRow packs it again only if it does not pack.
       if (row < 0) row = addRow(address);
       sizes[row] = state.size;
       h1s[row] = state.h1;
