@@ -127,6 +127,32 @@ if (gate.run) {
   describeStore("PostgreSQL (real server)", () => openStore({ databaseUrl: database().url, maxConnections: 4 }));
   // One connection: a COPY that left it paused (postgres 3.4.9 resumes a paused socket only from
   // the stream's next read) made every later statement on it wait forever.
+  describe("index restart from a bad snapshot (PostgreSQL, real server)", () => {
+    test("a chunk whose bytes are not a chunk falls back to the stored accounts, which serve every agent", async () => {
+      const opened = await openStore({ databaseUrl: database().url, maxConnections: 4 });
+      const program = testAddress(8, 6);
+      const ledger = createLocalLedger();
+      for (let n = 0; n < 20; n++) ledger.setAccount(testAddress(9, n), { lamports: 5_000_000n, owner: program, data: padded(encodeAgentIdentity(agentIdentity(n)), 600) });
+      const accounts = createSqlRegistryAccountStore(opened.executor, program);
+      try {
+        const first = createAgentIndex({ ledger, clock: systemClock, programId: program, ttlMs: 30_000, logger: silentLogger, store: accounts });
+        await first.ready();
+        await first.close();
+        const changed = await opened.executor.query("UPDATE registry_snapshot_chunks SET data = '\\x7834533105000000'::bytea WHERE program = $1 RETURNING chunk", [program]);
+        expect(changed.length).toBe(1);
+        const held: Ledger = { ...ledger, getProgramAccounts: () => new Promise(() => {}) };
+        const reports: RefreshReport[] = [];
+        const second = createAgentIndex({ ledger: held, clock: systemClock, programId: program, ttlMs: 30_000, logger: silentLogger, store: accounts, onRefresh: (r) => reports.push(r) });
+        await second.ready();
+        expect((await second.listAgents({ limit: 100 })).items.map((r) => r.address).sort()).toEqual(Array.from({ length: 20 }, (_, n) => testAddress(9, n)).sort());
+        expect(reports.filter((r) => r.kind === "agents").map((r) => [r.source, r.accounts])).toEqual([["store", 20]]);
+        await second.close();
+      } finally {
+        await opened.close();
+      }
+    }, 60_000);
+  });
+
   describe("registry snapshot store: PostgreSQL (real server, one connection)", () => {
     test("snapshots read one after another and a statement after them all answer on the one connection", async () => {
       const opened = await openStore({ databaseUrl: database().url, maxConnections: 1 });
