@@ -34,7 +34,22 @@ describe("snapshot chunk layout", () => {
     const columns = emptySnapshotColumns();
     expect(finishNow(decodeSnapshotChunk(finishNow(encodeSnapshotChunk(agents)), columns))).toBe(2);
     expect(columns.records.map((r) => [r.address, r.identity])).toEqual(records.map((r) => [r.address, r.identity]));
+    // Every word of the agents (keys packed from the chunk's bytes, times, counters, hash) as made from the identity.
+    expect(columns.records).toEqual(records);
+    expect(columns.addresses).toEqual(records.map((r) => r.address));
     expect([columns.fieldBytes, columns.h1, columns.h2, columns.slots]).toEqual([[300, 301], [0xffff_fff0, 0xffff_fff1], [0, 1], [2 ** 53 - 1, 0]]);
+  });
+
+  test("an address that would not come back as the same text (a byte past ASCII) is refused", () => {
+    const record = toIndexedAgent(testAddress(9, 1), agentIdentity(1));
+    const chunk = finishNow(encodeSnapshotChunk([{ record, fieldBytes: 1, h1: 1, h2: 1, slot: 1 }]));
+    const mint = new TextEncoder().encode(record.identity.nftMint);
+    const at = Buffer.from(chunk).indexOf(Buffer.from(mint), Buffer.from(chunk).indexOf(Buffer.from(new TextEncoder().encode(record.address))) + 1);
+    expect(at).toBeGreaterThan(0);
+    const bad = chunk.slice();
+    bad[at + 3] = 0xc3;
+    expect(() => finishNow(decodeSnapshotChunk(bad, emptySnapshotColumns()))).toThrow("not an address");
+    expect(finishNow(decodeSnapshotChunk(chunk, emptySnapshotColumns()))).toBe(1);
   });
 
   test("anything else is refused, not half read", () => {
