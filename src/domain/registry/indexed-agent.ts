@@ -40,9 +40,32 @@ type Fields = {
   counters: (number | bigint)[];
   bump: number;
   hash: number[];
+  /**
+   * Set by a decoder that packed the keys itself (a snapshot's, from their bytes, no string made):
+   * `words` then holds the mint, the address and the feedback authority packed (7 words each; the
+   * authority's zeros when `authorityIsOwner`), and `mint`, `address` and `authority` are not read.
+   * Cleared by each agent made.
+   */
+  packed: boolean;
+  words: Float64Array;
+  authorityIsOwner: boolean;
 };
 
-const scratch: Fields = { address: "", mint: "", owner: "", authority: "", uri: "", tags: { list: [], hashes: [] }, active: false, created: 0, updated: 0, ownerVersion: 0, counters: [0, 0, 0, 0, 0, 0], bump: 0, hash: [0, 0, 0, 0, 0, 0, 0, 0] };
+const scratch: Fields = {
+  address: "", mint: "", owner: "", authority: "", uri: "", tags: { list: [], hashes: [] }, active: false, created: 0, updated: 0, ownerVersion: 0,
+  counters: [0, 0, 0, 0, 0, 0], bump: 0, hash: [0, 0, 0, 0, 0, 0, 0, 0], packed: false, words: new Float64Array(3 * 7), authorityIsOwner: false,
+};
+
+/** Packs the key strings of `f` into its words (the decoders that give strings). */
+function packStrings(f: Fields): void {
+  f.authorityIsOwner = f.authority === f.owner;
+  const authority = f.authorityIsOwner ? "" : f.authority;
+  for (let w = 0; w < 7; w++) {
+    f.words[w] = packedWord(f.mint, w);
+    f.words[7 + w] = packedWord(f.address, w);
+    f.words[14 + w] = packedWord(authority, w);
+  }
+}
 
 /**
  * One indexed agent in as few heap cells as its fields allow: one object and its metadata URI
@@ -110,13 +133,16 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
 
   constructor(address: Address, identity: AgentIdentity) {
     const f = identity === (FROM_SCRATCH as unknown) ? scratch : fieldsOf(address, identity);
-    this.k0 = packedWord(f.mint, 0);
-    this.k1 = packedWord(f.mint, 1);
-    this.k2 = packedWord(f.mint, 2);
-    this.k3 = packedWord(f.mint, 3);
-    this.k4 = packedWord(f.mint, 4);
-    this.k5 = packedWord(f.mint, 5);
-    this.k6 = packedWord(f.mint, 6);
+    if (!f.packed) packStrings(f);
+    f.packed = false;
+    const w = f.words;
+    this.k0 = w[0] as number;
+    this.k1 = w[1] as number;
+    this.k2 = w[2] as number;
+    this.k3 = w[3] as number;
+    this.k4 = w[4] as number;
+    this.k5 = w[5] as number;
+    this.k6 = w[6] as number;
     this.owner = sharedAddress(f.owner as Address);
     this.metadataUri = f.uri;
     const lower = f.uri.toLowerCase();
@@ -125,22 +151,21 @@ export class IndexedAgent implements AgentRecord, CatalogEntry {
     this.tagHashes = f.tags.hashes;
     this.active = f.active;
     this.updatedRank = Number(f.updated);
-    this.authorityIsOwner = f.authority === f.owner;
-    const authority = this.authorityIsOwner ? "" : f.authority;
-    this.a0 = packedWord(f.address, 0);
-    this.a1 = packedWord(f.address, 1);
-    this.a2 = packedWord(f.address, 2);
-    this.a3 = packedWord(f.address, 3);
-    this.a4 = packedWord(f.address, 4);
-    this.a5 = packedWord(f.address, 5);
-    this.a6 = packedWord(f.address, 6);
-    this.f0 = packedWord(authority, 0);
-    this.f1 = packedWord(authority, 1);
-    this.f2 = packedWord(authority, 2);
-    this.f3 = packedWord(authority, 3);
-    this.f4 = packedWord(authority, 4);
-    this.f5 = packedWord(authority, 5);
-    this.f6 = packedWord(authority, 6);
+    this.authorityIsOwner = f.authorityIsOwner;
+    this.a0 = w[7] as number;
+    this.a1 = w[8] as number;
+    this.a2 = w[9] as number;
+    this.a3 = w[10] as number;
+    this.a4 = w[11] as number;
+    this.a5 = w[12] as number;
+    this.a6 = w[13] as number;
+    this.f0 = w[14] as number;
+    this.f1 = w[15] as number;
+    this.f2 = w[16] as number;
+    this.f3 = w[17] as number;
+    this.f4 = w[18] as number;
+    this.f5 = w[19] as number;
+    this.f6 = w[20] as number;
     this.created = f.created;
     this.updated = f.updated;
     this.ownerVersion = f.ownerVersion;
@@ -218,6 +243,8 @@ const FROM_SCRATCH = Symbol("scratch");
 
 /** Makes the agent from the fields `fill` left in the scratch (account-decoder.ts). */
 export function indexedAgentFromScratch(fill: (fields: Fields) => void): IndexedAgent {
+  // A fill that threw halfway (a bad snapshot chunk) must not leave its words to the next agent.
+  scratch.packed = false;
   fill(scratch);
   return new IndexedAgent(scratch.address as Address, FROM_SCRATCH as unknown as AgentIdentity);
 }
@@ -230,6 +257,7 @@ function fieldsOf(address: Address, identity: AgentIdentity): Fields {
     if (!packable(text)) throw new RangeError(`not an address: ${text.slice(0, 60)}`);
   }
   const f = scratch;
+  f.packed = false;
   f.address = address;
   f.mint = identity.nftMint;
   f.owner = identity.owner;

@@ -55,6 +55,8 @@ export type AccountBaseline<R> = Readonly<{
    * over 0 bytes never matches, so the next read of that account decodes it again.
    */
   adopt(address: Address, state: KnownAccount<R>): void;
+  /** Room for `count` accounts before they are adopted (a snapshot's). */
+  reserve(count: number): void;
 }>;
 
 /** An account's known state: its record, the bytes its fields took and their fingerprint, its slot. */
@@ -192,6 +194,7 @@ export function createRecordBaseline<R>(programId: Address, decodeRecord: (addre
       const row = known.rowOf(address);
       return row < 0 ? null : { record: known.record(row), fieldBytes: known.fieldBytes(row), h1: known.h1(row), h2: known.h2(row), slot: known.slot(row) };
     },
+    reserve: (count: number) => known.reserve(count),
     adopt(address: Address, state: KnownAccount<R>): void {
       known.set(address, { size: state.fieldBytes, h1: state.h1, h2: state.h2, record: state.record, slot: state.slot, seen: generation, applied: ++applies });
     },

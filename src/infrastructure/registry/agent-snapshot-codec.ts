@@ -3,7 +3,8 @@ import type { Address } from "@solana/kit";
 import type { AgentIdentity } from "../../domain/registry/agent-identity.ts";
 import type { AgentRecord } from "../../domain/registry/agent-record.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
-import { toIndexedAgent } from "./snapshot-indexed-agent.ts";
+import { indexedAgentFromScratch, type IndexedAgentFields } from "../../domain/registry/indexed-agent.ts";
+import { sharedTags, type SharedTags } from "../../domain/registry/shared-values.ts";
 
 /**
  * One agent of a snapshot: its record and what the account baseline keeps of its account (the
@@ -82,47 +83,62 @@ export function* encodeSnapshotChunk(agents: readonly SnapshotAgent[]): SlicedWo
   return out.done();
 }
 
-/** Decoded snapshot agents as columns: one array of records and one of numbers per field, no object an agent. */
-export type SnapshotColumns = { records: AgentRecord[]; fieldBytes: number[]; h1: number[]; h2: number[]; slots: number[] };
+/**
+ * Decoded snapshot agents as columns: one array of records and one of numbers per field, no object
+ * an agent. `addresses` holds each account's address text while the baseline takes them (the
+ * record's own `address` would build it again from its packed words).
+ */
+export type SnapshotColumns = { records: AgentRecord[]; addresses: Address[]; fieldBytes: number[]; h1: number[]; h2: number[]; slots: number[] };
 
 export function emptySnapshotColumns(): SnapshotColumns {
-  return { records: [], fieldBytes: [], h1: [], h2: [], slots: [] };
+  return { records: [], addresses: [], fieldBytes: [], h1: [], h2: [], slots: [] };
 }
 
 /**
  * Reads a chunk back onto `into`, pausing every 256 agents; throws on anything that is not a chunk
- * (the caller then falls back to the stored accounts).
+ * (the caller then falls back to the stored accounts). The fields go straight into the agent
+ * (indexedAgentFromScratch, as the account decoder does): no identity object and no bigint unless
+ * a value is past 2^53.
  */
 export function* decodeSnapshotChunk(data: Uint8Array, into: SnapshotColumns): SlicedWork<number> {
   const r = new ByteReader(data);
   if (r.u32() !== MAGIC) throw new Error("not a registry snapshot chunk");
   const count = r.u32();
   const owners: Address[] = [];
-  for (let n = r.varint(); n > 0; n--) owners.push(r.text() as Address);
-  const tagLists: Uint8Array[][] = [];
+  for (let n = r.varint(); n > 0; n--) owners.push(r.address());
+  const tagLists: SharedTags[] = [];
   for (let n = r.varint(); n > 0; n--) {
     const tags: Uint8Array[] = [];
     for (let k = r.u8(); k > 0; k--) tags.push(r.bytes(32));
-    tagLists.push(tags);
+    tagLists.push(sharedTags(tags));
   }
   for (let i = 0; i < count; i++) {
-    const address = r.text() as Address;
-    const nftMint = r.text() as Address;
-    const owner = owners[r.varint()];
-    if (owner === undefined) throw new Error("snapshot chunk: owner out of range");
-    const feedbackAuthority = r.u8() === 0 ? owner : (r.text() as Address);
-    const metadataUri = r.utf8();
-    const metadataHash = r.bytes(32);
-    const tags = tagLists[r.varint()];
-    if (tags === undefined) throw new Error("snapshot chunk: tag list out of range");
-    const active = r.u8() === 1;
-    const bump = r.u8();
-    const identity: AgentIdentity = {
-      nftMint, owner, ownerVersion: r.integer(), feedbackAuthority, metadataUri, metadataHash, tags, active,
-      createdAt: r.integer(), updatedAt: r.integer(), verifiedFeedbackCount: r.integer(), verifiedScoreSum: r.integer(),
-      unverifiedFeedbackCount: r.integer(), unverifiedScoreSum: r.integer(), validationCount: r.integer(), delegationCount: r.integer(), bump,
-    };
-    into.records.push(toIndexedAgent(address, identity));
+    let address = "" as Address;
+    const record = indexedAgentFromScratch((f: IndexedAgentFields) => {
+      // The keys packed from their bytes (no string but the address, which the baseline takes).
+      address = r.addressPacked(f.words, 7, true);
+      r.addressPacked(f.words, 0, false);
+      const owner = owners[r.varint()];
+      if (owner === undefined) throw new Error("snapshot chunk: owner out of range");
+      f.owner = owner;
+      f.authorityIsOwner = r.u8() === 0;
+      if (f.authorityIsOwner) f.words.fill(0, 14, 21);
+      else r.addressPacked(f.words, 14, false);
+      f.packed = true;
+      f.uri = r.utf8();
+      for (let w = 0; w < 8; w++) f.hash[w] = r.u32();
+      const tags = tagLists[r.varint()];
+      if (tags === undefined) throw new Error("snapshot chunk: tag list out of range");
+      f.tags = tags;
+      f.active = r.u8() === 1;
+      f.bump = r.u8();
+      f.ownerVersion = r.integer();
+      f.created = r.integer();
+      f.updated = r.integer();
+      for (let c = 0; c < 6; c++) f.counters[c] = r.integer();
+    });
+    into.records.push(record);
+    into.addresses.push(address);
     into.fieldBytes.push(r.varint());
     into.h1.push(r.u32());
     into.h2.push(r.u32());
@@ -209,9 +225,10 @@ class ByteReader {
   }
   u32(): number {
     this.need(4);
-    const v = this.buffer.readUInt32LE(this.at);
+    const b = this.buffer;
+    const at = this.at;
     this.at += 4;
-    return v;
+    return ((b[at] as number) | ((b[at + 1] as number) << 8) | ((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 24)) >>> 0;
   }
   varint(): number {
     let v = 0;
@@ -224,7 +241,8 @@ class ByteReader {
       if (scale > TWO_53 * 2) throw new Error("snapshot chunk: varint too long");
     }
   }
-  integer(): bigint {
+  /** A double when exact (as indexed-agent.ts keeps it), else the bigint. */
+  integer(): number | bigint {
     this.need(1);
     const marker = this.buffer[this.at];
     if (marker === 1 || marker === 3) {
@@ -232,9 +250,50 @@ class ByteReader {
       this.need(8);
       const v = this.buffer.readBigUInt64LE(this.at);
       this.at += 8;
-      return marker === 3 ? BigInt.asIntN(64, v) : v;
+      const value = marker === 3 ? BigInt.asIntN(64, v) : v;
+      const asNumber = Number(value);
+      return Number.isSafeInteger(asNumber) ? asNumber : value;
     }
-    return BigInt(this.varint() / 2);
+    return this.varint() / 2;
+  }
+  /** SECURITY: kept packed (packed-key.ts); text that does not pack would come back different. */
+  address(): Address {
+    const length = this.u8();
+    if (length === 0 || length > 44) throw new Error("snapshot chunk: not an address");
+    this.need(length);
+    for (let i = this.at; i < this.at + length; i++) {
+      const b = this.buffer[i] as number;
+      if (b === 0 || b > 127) throw new Error("snapshot chunk: not an address");
+    }
+    const s = this.buffer.toString("latin1", this.at, this.at + length);
+    this.at += length;
+    return s as Address;
+  }
+  /**
+   * An address's text packed into `words` from `at` (packed-key.ts: seven words of seven 7-bit
+   * characters, zeros past the end), read from its bytes; its text too when `text`, else "".
+   */
+  addressPacked(words: Float64Array, at: number, text: boolean): Address {
+    const length = this.u8();
+    if (length === 0 || length > 44) throw new Error("snapshot chunk: not an address");
+    this.need(length);
+    const buffer = this.buffer;
+    const start = this.at;
+    for (let w = 0; w < 7; w++) {
+      let word = 0;
+      for (let i = w * 7; i < w * 7 + 7; i++) {
+        let code = 0;
+        if (i < length) {
+          code = buffer[start + i] as number;
+          // SECURITY: as address(): only what packs and comes back as the same text.
+          if (code === 0 || code > 127) throw new Error("snapshot chunk: not an address");
+        }
+        word = word * 128 + code;
+      }
+      words[at + w] = word;
+    }
+    this.at += length;
+    return (text ? buffer.toString("latin1", start, start + length) : "") as Address;
   }
   bytes(length: number): Uint8Array {
     this.need(length);
@@ -242,13 +301,6 @@ class ByteReader {
     out.set(this.buffer.subarray(this.at, this.at + length));
     this.at += length;
     return out;
-  }
-  text(): string {
-    const length = this.u8();
-    this.need(length);
-    const s = this.buffer.toString("latin1", this.at, this.at + length);
-    this.at += length;
-    return s;
   }
   utf8(): string {
     const length = this.varint();

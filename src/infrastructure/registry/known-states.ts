@@ -23,6 +23,8 @@ export type KnownStates<R> = Readonly<{
   /** Sets the account's state (a new row, or its own row again when known). */
   set(address: Address, state: Readonly<{ size: number; h1: number; h2: number; record: R; slot: number; seen: number; applied: number }>): void;
   delete(address: Address): void;
+  /** Makes room for `rows` accounts at once (a snapshot's count): no growing or rehashing while they are set. */
+  reserve(rows: number): void;
   /** Each known account's row, in the order first set. */
   rows(): IterableIterator<number>;
   /** The address of a known row. */
@@ -150,7 +152,7 @@ export function createKnownStates<R>(): KnownStates<R> {
     return row;
   }
 
-  /** A new row for `address`, linked last and findable. */
+  /** A new row for `address`, linked last and findable; the caller's rowOf left it in the probe. */
   function addRow(address: Address): number {
     const packs = packable(address);
     // At most half full, deleted slots counted: past it, a table twice the live rows' need.
@@ -172,7 +174,6 @@ export function createKnownStates<R>(): KnownStates<R> {
       return row;
     }
     oddText[row] = undefined;
-    setProbe(address);
     keys.set(probe, row * PACKED_KEY_WORDS);
     const slot = -1 - slotOfProbe();
     if (table[slot] === 0) tableUsed++;
@@ -213,11 +214,31 @@ export function createKnownStates<R>(): KnownStates<R> {
     return wordsText(keys[at] as number, keys[at + 1] as number, keys[at + 2] as number, keys[at + 3] as number, keys[at + 4] as number, keys[at + 5] as number, keys[at + 6] as number) as Address;
   }
 
+  function reserve(rows: number): void {
+    if (rows > capacity) {
+      capacity = rows;
+      sizes = grown(sizes, (n) => new Int32Array(n));
+      h1s = grown(h1s, (n) => new Uint32Array(n));
+      h2s = grown(h2s, (n) => new Uint32Array(n));
+      slots = grown(slots, (n) => new Float64Array(n));
+      seens = grown(seens, (n) => new Float64Array(n));
+      applieds = grown(applieds, (n) => new Float64Array(n));
+      keys = grown(keys, (n) => new Float64Array(n), capacity * PACKED_KEY_WORDS);
+      nexts = grown(nexts, (n) => new Int32Array(n));
+      prevs = grown(prevs, (n) => new Int32Array(n));
+    }
+    let size = table.length;
+    while (size < rows * 4) size *= 2;
+    if (size > table.length) rehash(size);
+  }
+
   return Object.freeze({
     size: () => count,
+    reserve,
     rowOf,
     set(address, state) {
       let row = rowOf(address);
+      // rowOf left the address packed in the probe: addRow packs it again only if it does not pack.
       if (row < 0) row = addRow(address);
       sizes[row] = state.size;
       h1s[row] = state.h1;

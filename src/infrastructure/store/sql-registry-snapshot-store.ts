@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import type { Address } from "@solana/kit";
 import type { RegistrySnapshotHead, RegistrySnapshotWrite, StoredAccountRow } from "../../application/ports/registry-account-store.ts";
+import { binaryCopyRows } from "./binary-copy.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
 const HEAD = `
@@ -84,6 +85,11 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
       if (!head) return null;
       const generation = String(head["generation"]);
       const count = Number(head["chunks"]);
+      const read = { slot: BigInt(String(head["slot"])), takenAt: String(head["taken_at"]), chunks: count };
+      if (db.copyOut) {
+        await copyChunks(db.copyOut.bind(db), program, kind, generation, count, onChunks);
+        return read;
+      }
       const fetch = (from: number) => {
         const rows = db.query(CHUNKS, [program, kind, generation, from, Math.min(count, from + chunksPerStatement)]);
         // Awaited below, unless the decoding of the page before failed: then nobody will.
@@ -100,7 +106,7 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
         next = from + chunksPerStatement < count ? fetch(from + chunksPerStatement) : null;
         await onChunks(rows.map((row) => bytesOf(row["data"])));
       }
-      return { slot: BigInt(String(head["slot"])), takenAt: String(head["taken_at"]), chunks: count };
+      return read;
     },
     async loadSince(kind: string, takenAt: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<void> {
       let after = "";
@@ -113,6 +119,28 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
       }
     },
   };
+}
+
+/**
+ * The chunks of one generation in one COPY (PostgreSQL): one statement, so one consistent view of
+ * the table; each chunk is handed over as it arrives while the next ones stream in.
+ */
+async function copyChunks(copyOut: (statement: string) => AsyncIterable<Uint8Array>, program: Address, kind: string, generation: string, count: number, onChunks: (chunks: readonly Uint8Array[]) => Promise<void>): Promise<void> {
+  // SECURITY: COPY takes no parameters; every value put in the statement is checked to be what it
+  // must be (an address, a kind's name, a number), so none can end the literal it stands in.
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(program) || !/^[a-z]{1,32}$/.test(kind) || !/^[0-9]{1,20}$/.test(generation)) {
+    throw new Error("registry snapshot: unexpected program, kind or generation");
+  }
+  const statement = `COPY (SELECT chunk, data FROM registry_snapshot_chunks WHERE program = '${program}' AND kind = '${kind}' AND generation = ${generation} ORDER BY chunk) TO STDOUT (FORMAT binary)`;
+  let next = 0;
+  for await (const fields of binaryCopyRows(copyOut(statement))) {
+    const [chunk, data] = fields;
+    // Replaced under the read (a new snapshot's write dropped this one's chunks): not whole.
+    if (!chunk || chunk.length !== 4 || !data || new DataView(chunk.buffer, chunk.byteOffset, 4).getInt32(0) !== next) throw new Error("the registry snapshot changed while it was read");
+    next++;
+    await onChunks([data]);
+  }
+  if (next !== count) throw new Error("the registry snapshot changed while it was read");
 }
 
 function bytesOf(data: unknown): Uint8Array {
