@@ -11,6 +11,7 @@
  * tests/demo/sample-registry-cache.test.ts checks that these sources cover every file the builder
  * imports, so a new import cannot escape the key.
  */
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
