@@ -2,16 +2,26 @@
  * Composition root: the only module that reads the environment. Parses configuration once,
  * builds the service, serves the interfaces ROLE selects, and shuts down within a bound.
  */
-import { adminPortOf } from "./infrastructure/config/app-config.ts";
-import { parseServiceConfig } from "./infrastructure/config/service-config.ts";
-import { productionProblems } from "./infrastructure/config/production-guard.ts";
-import { describeMisspelling, misspelledSettings } from "./infrastructure/config/setting-names.ts";
 import type { FetchHandler, HttpListener, ListeningServer } from "./infrastructure/http-listener/http-listener.ts";
-import { runtimeHttpListener } from "./infrastructure/http-listener/runtime-http-listener.ts";
-import { createJsonLogger } from "./infrastructure/logging/json-logger.ts";
-import { isCoded } from "./domain/coded-error.ts";
 import type { Service } from "./composition/service.ts";
 import { compilePgliteWasm } from "./infrastructure/store/pglite-wasm.ts";
+
+// The embedded database's WebAssembly (9 MB) compiles on another thread while every module below
+// loads (pglite-wasm.ts), so it is started before them: this file's static imports would load
+// first, and the configuration's schema and the logger alone take ~100 ms of a start. Only the
+// one setting that decides PGlite is looked at here; a configuration refused below merely leaves
+// an unused compile behind (it keeps no process alive).
+if (!process.env["DATABASE_URL"]) void compilePgliteWasm().catch(() => undefined);
+const [{ adminPortOf }, { parseServiceConfig }, { productionProblems }, { describeMisspelling, misspelledSettings }, { runtimeHttpListener }, { createJsonLogger }, { isCoded }] =
+  await Promise.all([
+    import("./infrastructure/config/app-config.ts"),
+    import("./infrastructure/config/service-config.ts"),
+    import("./infrastructure/config/production-guard.ts"),
+    import("./infrastructure/config/setting-names.ts"),
+    import("./infrastructure/http-listener/runtime-http-listener.ts"),
+    import("./infrastructure/logging/json-logger.ts"),
+    import("./domain/coded-error.ts"),
+  ]);
 
 /**
  * A backstop behind the error layer's 64 KiB cap: the listener itself refuses anything larger
@@ -42,8 +52,7 @@ if (!parsed.ok) {
 const config = parsed.config;
 const startedAt = performance.now();
 
-// The embedded database's WebAssembly compiles on another thread while the service's modules load
-// (pglite-wasm.ts): they are imported only now, after the compile has started.
+// Idempotent: starts the compile if the early look above did not (a DATABASE_URL of blanks).
 if (!config.DATABASE_URL) void compilePgliteWasm().catch(() => undefined);
 const { VERSION, buildService, serveLocalLedgerRpc } = await import("./composition/service.ts");
 

@@ -3,6 +3,7 @@
  * NETWORK, the store and the window counters. Each is wrapped with `instrument*` where it is built,
  * so src/application knows no metrics (docs/observability.md).
  */
+import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import { type LedgerNetworkCheck, checkLedgerNetwork, describeNetworkMismatch } from "../application/ledger-network.ts";
 import type { Ledger } from "../application/ports/ledger.ts";
@@ -66,7 +67,9 @@ async function seedSampleAgentsIfAsked(config: AppConfig, embeddedLedger: LocalL
   // Loaded only here: the seed data (about 300 lines of sample accounts) never enters a process
   // on a real ledger, which production always is (production-guard.ts refuses the embedded one).
   const { seedSampleAgents } = await import("../infrastructure/registry/sample-agents/seed-sample-agents.ts");
-  logger.info("seeded sample agents", await seedSampleAgents(embeddedLedger, { programId: config.REGISTRY_PROGRAM_ID as Address, usdcMint }));
+  // Kept in DATA_DIR between starts, under a key over everything they are built from.
+  const cacheFile = join(config.DATA_DIR, "sample-agents.json");
+  logger.info("seeded sample agents", await seedSampleAgents(embeddedLedger, { programId: config.REGISTRY_PROGRAM_ID as Address, usdcMint, cacheFile }));
 }
 
 export type Storage = Readonly<{ store: OpenedStore; counters: WindowCounterFactory }>;

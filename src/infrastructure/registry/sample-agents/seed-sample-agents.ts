@@ -5,7 +5,7 @@
  */
 import type { Address } from "@solana/kit";
 import type { EmbeddedLedger } from "@x84/embedded-ledger";
-import { buildSampleRegistry } from "./sample-agent-accounts.ts";
+import { loadSampleSeed } from "./sample-registry-cache.ts";
 
 /** SOL the payable agent's owner holds, so it looks like (and can act as) a real merchant wallet. */
 const MERCHANT_LAMPORTS = 1_000_000_000n;
@@ -24,8 +24,11 @@ type SeedTarget = Pick<EmbeddedLedger, "setAccount" | "setTokenAccount" | "getMi
  * the payable agent's owner gets SOL and its USDC associated token account (which an x402 `exact`
  * payment pays into, so it must exist).
  */
-export async function seedSampleAgents(ledger: SeedTarget, options: Readonly<{ programId: Address; usdcMint: Address }>): Promise<SampleSeedSummary> {
-  const registry = await buildSampleRegistry(options.programId, options.usdcMint);
+export async function seedSampleAgents(
+  ledger: SeedTarget,
+  options: Readonly<{ programId: Address; usdcMint: Address; /** Where the built accounts are kept between starts (sample-registry-cache.ts). */ cacheFile?: string }>,
+): Promise<SampleSeedSummary> {
+  const registry = await loadSampleSeed(options.programId, options.usdcMint, options.cacheFile ?? null);
   for (const account of registry.accounts) {
     ledger.setAccount(account.address, {
       lamports: ledger.getMinimumBalanceForRentExemption(BigInt(account.data.length)),
@@ -38,7 +41,7 @@ export async function seedSampleAgents(ledger: SeedTarget, options: Readonly<{ p
   ledger.setAccount(merchant, { lamports: MERCHANT_LAMPORTS });
   await ledger.setTokenAccount(merchant, options.usdcMint, { amount: registry.payable.ownerUsdc ?? 0n });
   return Object.freeze({
-    agents: registry.agents.length,
+    agents: registry.agentCount,
     accounts: registry.accounts.length,
     payableAgent: registry.payable.nftMint,
     merchant,
