@@ -1,4 +1,3 @@
-import { setImmediate } from "node:timers";
 import { getAddressEncoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
 import {
   RegistryIndexUnavailableError,
@@ -27,6 +26,7 @@ import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
 import { createAccountBaseline, createRecordBaseline, type AccountWrite, type BaselineChanges } from "./account-baseline.ts";
 import { createAgentSnapshotWriter, restoreAgentSnapshot, type AgentSnapshotWriter } from "./agent-snapshot.ts";
+import { backgroundTurn } from "./event-loop-turns.ts";
 import { createLiveKind, type AccountKind, type KindEnv, type KindSpec, type LiveKind, type RefreshReport } from "./live-account-kind.ts";
 import type { ProgramAccountReader } from "./rpc-program-account-reader.ts";
 
@@ -80,7 +80,7 @@ export type AgentIndexDeps = Readonly<{
   readProgramAccounts?: ProgramAccountReader;
   /** Longest stretch of index work before pending requests get the event loop; default 5 ms. */
   sliceMs?: number;
-  /** How index work gives the event loop back; setImmediate by default. */
+  /** How index work gives the event loop back; by default a turn of the process's queue (event-loop-turns.ts). */
   yieldNow?: YieldToEventLoop;
   /** This thread's CPU time in ms, to report slices in CPU time too (benchmarks). */
   cpuNow?: () => number;
@@ -106,7 +106,6 @@ export type LiveAgentIndex = AgentIndex &
     close(): Promise<void>;
   }>;
 
-const yieldBySetImmediate: YieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 /** How long the first full read waits for the feed to be live (so it misses nothing), at most. */
 const FEED_WAIT_MS = 3_000;
 const KINDS = ["agents", "feedback", "services"] as const;
@@ -131,7 +130,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const { ledger, clock, programId, logger, feedbackDetails } = deps;
   const pollMs = Math.max(1_000, deps.ttlMs);
   const sliceMs = deps.sliceMs ?? 5;
-  const yieldNow = deps.yieldNow ?? yieldBySetImmediate;
+  const yieldNow = deps.yieldNow ?? backgroundTurn;
   const schedule = deps.schedule ?? unrefTimeout;
   const log = logger.child({ component: "agent-index" });
   const persister: IndexPersister | null = deps.store
