@@ -61,6 +61,7 @@ import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
 import { openStore } from "../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
 import { address, agent, programId, rewriteShare, writeAgent, writeOwnedAgents } from "./registry-agents.ts";
+import { threadCpuMs } from "./thread-cpu.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -250,7 +251,8 @@ async function main(): Promise<void> {
     ttlMs: TTL_SECONDS * 1000,
     reconcileMs: RECONCILE_SECONDS * 1000,
     feed: feed.feed,
-    cpuNow: () => threadTimes().cpu,
+    // To the microsecond: schedstat's CPU time moves in scheduler ticks (4 ms here).
+    cpuNow: threadCpuMs,
     logger: silentLogger,
     ...(bench.readProgramAccounts ? { readProgramAccounts: bench.readProgramAccounts } : {}),
     onRefresh: (report) => reports.push({ ...report, at: performance.now() }),

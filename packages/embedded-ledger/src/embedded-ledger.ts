@@ -133,6 +133,12 @@ export type EmbeddedLedgerOptions = Readonly<{
   mints?: readonly MintAtBoot[];
   /** What getGenesisHash answers (a real cluster's, so clients resolve that network); derived from the seed by default. */
   genesisHash?: string;
+  /**
+   * How getProgramAccounts' listing gives the event loop back between its slices; setImmediate by
+   * default. A host running other sliced work passes its queue of turns, so one turn of the loop runs
+   * one slice of either instead of one of each.
+   */
+  yieldToEventLoop?: () => Promise<void>;
 }>;
 
 export type MintAtBoot = Readonly<{ address: Address; decimals: number }>;
@@ -206,7 +212,7 @@ export function createEmbeddedLedger(options: EmbeddedLedgerOptions = {}): Embed
     syncedTimestamp = timestamp;
   }
 
-  const programAccounts = createProgramAccountMirror(rawLiteSvm(svm));
+  const programAccounts = createProgramAccountMirror(rawLiteSvm(svm), options.yieldToEventLoop);
   const subscriptions = createProgramSubscriptions(logger, (active) =>
     programAccounts.onWrite(active ? (account) => subscriptions.dispatch(account, slots.currentSlot(), rentEpochs.get(account.address) ?? 0n) : null),
   );

@@ -33,6 +33,13 @@ function sameState(before: Stored | undefined, after: Stored): boolean {
 
 /** Work between two yields to the event loop while filtering a large program. */
 const SLICE_MS = 4;
+/** Accounts between two looks at the clock: 1,024 copies or filter checks could pass a collection's pause. */
+const CHECK_EVERY = 128;
+
+/** Gives the event loop back; resolves after. */
+export type YieldToEventLoop = () => Promise<void>;
+
+const yieldBySetImmediate: YieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const COPY_BLOCK_BYTES = 4 * 1024 * 1024;
 
 type Stored = Readonly<{ address: Address; owner: Address; lamports: bigint; data: Uint8Array; executable: boolean }>;
@@ -71,7 +78,11 @@ export type ProgramAccountMirror = Readonly<{
   transactionLanded(keys: readonly Uint8Array[] | null): void;
 }>;
 
-export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirror {
+/**
+ * `yieldNow`: how a listing gives the event loop back (the host's queue of turns, when it shares one
+ * among its background work; setImmediate by default).
+ */
+export function createProgramAccountMirror(raw: RawLiteSvm, yieldNow: YieldToEventLoop = yieldBySetImmediate): ProgramAccountMirror {
   /** Accounts of programs other than NATIVE_OWNERS, by owner, as last written or read. */
   const byOwner = new Map<Address, Map<Address, Stored>>();
   const ownerOf = new Map<Address, Address>();
@@ -148,8 +159,8 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
       // whose answer is no atomic snapshot either); such a list is not cached.
       for (const account of accounts.values()) {
         list.push(account);
-        if ((list.length & 1023) === 0 && performance.now() - sliceStart > SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+        if (list.length % CHECK_EVERY === 0 && performance.now() - sliceStart > SLICE_MS) {
+          await yieldNow();
           sliceStart = performance.now();
         }
       }
@@ -160,6 +171,8 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
   }
 
   async function read(program: Address, filters: readonly ProgramAccountFilter[]): Promise<readonly AccountSnapshot[]> {
+    // The first slice waits for a turn too: three kinds' listings are often asked for at once.
+    await yieldNow();
     catchUp();
     // Stored entries are replaced on write, never changed: the list taken stays as it is even when
     // writes land during the yields below.
@@ -169,8 +182,8 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
     for (let i = 0; i < entries.length; i++) {
       const account = entries[i] as Stored;
       if (matchesFilters(account.data, filters)) matching.push(account);
-      if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i % CHECK_EVERY === CHECK_EVERY - 1 && performance.now() - sliceStart > SLICE_MS) {
+        await yieldNow();
         sliceStart = performance.now();
       }
     }
@@ -189,8 +202,8 @@ export function createProgramAccountMirror(raw: RawLiteSvm): ProgramAccountMirro
       block.set(account.data, offset);
       out.push(Object.freeze({ address: account.address, owner: program, lamports: account.lamports, data: block.subarray(offset, offset + account.data.length), executable: account.executable }));
       offset += account.data.length;
-      if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i % CHECK_EVERY === CHECK_EVERY - 1 && performance.now() - sliceStart > SLICE_MS) {
+        await yieldNow();
         sliceStart = performance.now();
       }
     }

@@ -21,6 +21,7 @@ import { tokenBalanceChanges } from "../../domain/modes/token-balance-changes.ts
 import { DEVNET_GENESIS_HASH, DEVNET_USDC_MINT, USDC_DECIMALS } from "../../domain/networks.ts";
 import { runtimeHttpListener } from "../http-listener/runtime-http-listener.ts";
 import { transactionErrorCodeOf } from "./transaction-error-code.ts";
+import { backgroundTurn } from "../registry/event-loop-turns.ts";
 
 /** The embedded ledger, with the Ledger port beside its own API (cheat codes, JSON-RPC-level reads). */
 export type LocalLedger = EmbeddedLedger & Ledger;
@@ -81,7 +82,8 @@ export function ledgerPortOf(ledger: EmbeddedLedger): Ledger {
 export function createLocalLedger(options: LocalLedgerOptions = {}): LocalLedger {
   const usdc = address(DEVNET_USDC_MINT);
   const mints = [...new Set([usdc, ...(options.mints ?? [])])].map((mint) => ({ address: mint, decimals: USDC_DECIMALS }));
-  const ledger = createEmbeddedLedger({ ...options, mints, genesisHash: DEVNET_GENESIS_HASH });
+  // Its listings take turns with the registry index's slices (one slice per turn of the loop, whoever's).
+  const ledger = createEmbeddedLedger({ yieldToEventLoop: backgroundTurn, ...options, mints, genesisHash: DEVNET_GENESIS_HASH });
   return Object.freeze({ ...ledger, ...ledgerPortOf(ledger) });
 }
 

@@ -1,10 +1,5 @@
-import { setImmediate } from "node:timers";
 import { getAddressEncoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
-import {
-  RegistryIndexUnavailableError,
-  type AgentIndex,
-  type RegistryIndexHealth,
-} from "../../application/ports/agent-index.ts";
+import { RegistryIndexUnavailableError, type AgentIndex } from "../../application/ports/agent-index.ts";
 import type { Clock } from "../../application/ports/clock.ts";
 import type { Ledger, ProgramAccountFilter } from "../../application/ports/ledger.ts";
 import type { Logger } from "../../application/ports/logger.ts";
@@ -21,16 +16,19 @@ import { AGENT_IDENTITY_DISCRIMINATOR, AGENT_OWNER_OFFSET } from "../../domain/r
 import { AGENT_SERVICE_DISCRIMINATOR, decodeAgentService } from "../../domain/registry/agent-service.ts";
 import { FEEDBACK_ENTRY_DISCRIMINATOR, decodeFeedbackEntry } from "../../domain/registry/feedback-entry.ts";
 import { selectFeedback, type FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
-import { groupByMint, regroup, type RecordsByMint } from "../../domain/registry/records-by-mint.ts";
 import { selectServices, type ServiceRecord } from "../../domain/registry/service-selection.ts";
-import type { DecodeResult } from "../../domain/registry/decode-result.ts";
 import type { SlicedWork } from "../../domain/registry/sliced-work.ts";
-import { createAccountBaseline, createRecordBaseline, type AccountWrite, type BaselineChanges } from "./account-baseline.ts";
+import { createRecordBaseline, type AccountWrite } from "./account-baseline.ts";
 import { createAgentSnapshotWriter, restoreAgentSnapshot, type AgentSnapshotWriter } from "./agent-snapshot.ts";
+import { backgroundTurn } from "./event-loop-turns.ts";
+import { groupedSpec } from "./grouped-kind-spec.ts";
+import { indexHealth, safeMessage } from "./index-health.ts";
 import { createLiveKind, type AccountKind, type KindEnv, type KindSpec, type LiveKind, type RefreshReport } from "./live-account-kind.ts";
 import type { ProgramAccountReader } from "./rpc-program-account-reader.ts";
 
 export type { RefreshReport };
+/** Kept importable from here (the index's error text). */
+export { safeMessage };
 
 export type AgentIndexDeps = Readonly<{
   ledger: Ledger;
@@ -80,7 +78,7 @@ export type AgentIndexDeps = Readonly<{
   readProgramAccounts?: ProgramAccountReader;
   /** Longest stretch of index work before pending requests get the event loop; default 5 ms. */
   sliceMs?: number;
-  /** How index work gives the event loop back; setImmediate by default. */
+  /** How index work gives the event loop back; by default a turn of the process's queue (event-loop-turns.ts). */
   yieldNow?: YieldToEventLoop;
   /** This thread's CPU time in ms, to report slices in CPU time too (benchmarks). */
   cpuNow?: () => number;
@@ -106,7 +104,6 @@ export type LiveAgentIndex = AgentIndex &
     close(): Promise<void>;
   }>;
 
-const yieldBySetImmediate: YieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 /** How long the first full read waits for the feed to be live (so it misses nothing), at most. */
 const FEED_WAIT_MS = 3_000;
 const KINDS = ["agents", "feedback", "services"] as const;
@@ -131,7 +128,7 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   const { ledger, clock, programId, logger, feedbackDetails } = deps;
   const pollMs = Math.max(1_000, deps.ttlMs);
   const sliceMs = deps.sliceMs ?? 5;
-  const yieldNow = deps.yieldNow ?? yieldBySetImmediate;
+  const yieldNow = deps.yieldNow ?? backgroundTurn;
   const schedule = deps.schedule ?? unrefTimeout;
   const log = logger.child({ component: "agent-index" });
   const persister: IndexPersister | null = deps.store
@@ -288,34 +285,6 @@ export function createAgentIndex(deps: AgentIndexDeps): LiveAgentIndex {
   });
 }
 
-/** Feedback and services: records grouped by their agent's mint. */
-function groupedSpec<T, R>(
-  programId: Address,
-  kind: AccountKind,
-  discriminator: ReadonlyUint8Array,
-  decode: (data: ReadonlyUint8Array) => DecodeResult<T>,
-  toRecord: (address: Address, value: T) => R,
-  mintOf: (record: R) => string,
-  details?: Readonly<{ indexed(records: readonly R[]): void }>,
-): KindSpec<R, RecordsByMint<R>> {
-  const baseline = createAccountBaseline(programId, decode, toRecord);
-  /** The one map, changed in place (regroup replaces a group, never edits it). */
-  let groups: Map<string, readonly R[]> | null = null;
-  function* changed(changes: BaselineChanges<R>): SlicedWork<RecordsByMint<R>> {
-    if (!groups) groups = yield* groupByMint(yield* baseline.records(), mintOf);
-    else yield* regroup(groups, changes.added, changes.removed, mintOf);
-    return groups;
-  }
-  return {
-    kind,
-    discriminator,
-    baseline,
-    rebuilt: (_previous, changes) => changed(changes),
-    changed: (_previous, changes) => changed(changes),
-    ...(details ? { entered: (records: readonly R[]) => details.indexed(records) } : {}),
-  };
-}
-
 export function discriminatorFilter(discriminator: ReadonlyUint8Array): ProgramAccountFilter {
   return { memcmp: { offset: 0, bytes: new Uint8Array(discriminator) } };
 }
@@ -323,25 +292,4 @@ export function discriminatorFilter(discriminator: ReadonlyUint8Array): ProgramA
 /** `AgentIdentity.owner` sits at a fixed offset (40), so the RPC can filter by owner. */
 export function ownerFilter(owner: Address): ProgramAccountFilter {
   return { memcmp: { offset: AGENT_OWNER_OFFSET, bytes: new Uint8Array(getAddressEncoder().encode(owner)) } };
-}
-
-function indexHealth(agents: LiveKind<AgentCatalog>, kinds: Readonly<Record<AccountKind, LiveKind<unknown>>>): RegistryIndexHealth {
-  const states = KINDS.map((kind) => kinds[kind].state());
-  const failing = states.filter((s) => s.lastErrorAt !== null);
-  const latest = failing.sort((a, b) => (b.lastErrorAt ?? 0) - (a.lastErrorAt ?? 0))[0];
-  const lastSuccessAt = agents.state().lastSuccessAt;
-  return {
-    // Still loading is not a failure (requests wait for the first load); a failed read is.
-    status: failing.length === 0 ? "ok" : "degraded",
-    lastRefreshAt: lastSuccessAt === null ? null : new Date(lastSuccessAt).toISOString(),
-    lastError: latest ? safeMessage(latest.lastError) : null,
-    agentCount: agents.peek()?.size ?? 0,
-    feed: states.every((s) => s.live) ? "live" : "polling",
-  };
-}
-
-/** SECURITY: RPC URLs can embed API keys; error text leaves the process (logs, /health) without them. */
-export function safeMessage(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>").slice(0, 300);
 }

@@ -185,8 +185,6 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
       scheduleNext(env.retryMs);
       throw error;
     }
-    readPending = false;
-    scheduleNext(live ? env.reconcileMs : env.pollMs);
     if (pending.size > 0) flushSoon();
   }
 
@@ -199,13 +197,20 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
     const changes = await env.inSlices(baseline.reconcile(accounts, read.slot, read.since, read.whole), stats);
     accounts = [];
     const changed = changes.added.length + changes.removed.length;
-    if (!model || changed > 0) loaded(await env.inSlices(spec.rebuilt(model, changes), stats));
+    const next = !model || changed > 0 ? await env.inSlices(spec.rebuilt(model, changes), stats) : undefined;
     if (changes.skipped.length > 0) env.log.warn("skipped registry accounts that do not decode", { kind, count: changes.skipped.length, sample: changes.skipped.slice(0, 5) });
     if (spec.entered) spec.entered(await env.inSlices(baseline.records(), stats), true);
     env.persist?.(kind, changes.stored, read.startedAt, read.whole ? { keep: (address) => baseline.has(address), slot: read.slot } : undefined);
     lastSuccessAt = read.startedAt;
     lastError = null;
     lastErrorAt = null;
+    // The read is done (its state, its next read, and a reconcile from now on starts a new read)
+    // before its model is served: whoever waited for the model finds the kind as it will stay, not
+    // a few turns of the loop behind it.
+    readPending = false;
+    reading = null;
+    scheduleNext(live ? env.reconcileMs : env.pollMs);
+    if (next !== undefined) loaded(next);
     env.report({ kind, source: "read", wallMs: performance.now() - read.started, readMs: read.readMs, busyMs: stats.busyMs, longestSliceMs: stats.longestMs, longestSliceCpuMs: stats.longestCpuMs, accounts: changes.accounts, changed: changes.stored.length });
   }
 
@@ -213,10 +218,12 @@ export function createLiveKind<R, M>(spec: KindSpec<R, M>, env: KindEnv): LiveKi
   function reconcile(fresh: boolean): Promise<void> {
     if (stopped) return Promise.resolve();
     if (!reading) {
-      reading = readAll().finally(() => {
-        reading = null;
+      // applyRead clears `reading` as it serves the model; a read started after that is not this one's.
+      const read: Promise<void> = readAll().finally(() => {
+        if (reading === read) reading = null;
       });
-      return reading;
+      reading = read;
+      return read;
     }
     if (!fresh) return reading;
     queued ??= reading

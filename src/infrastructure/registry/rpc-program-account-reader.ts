@@ -1,8 +1,8 @@
-import { setImmediate } from "node:timers";
 import type { Address } from "@solana/kit";
 import { LedgerError, type ProgramAccountFilter } from "../../application/ports/ledger.ts";
 import { toBase64 } from "../../domain/codecs/base64.ts";
 import { scrubUrlSecrets } from "../logging/redact.ts";
+import { backgroundTurn } from "./event-loop-turns.ts";
 import type { ReadReply, ReadRequest } from "./program-account-read-worker.ts";
 
 /** What the index reads of a program's accounts: an account's address, owner and bytes. */
@@ -86,6 +86,8 @@ async function unpack(program: Address, reply: Extract<ReadReply, { ok: true }>)
   const addresses = lines(reply.addresses);
   const owners = reply.owners === "" ? null : lines(reply.owners);
   let start = 0;
+  // Built in turns of the process's queue, the first one too (the answer arrives beside other work).
+  await backgroundTurn();
   let sliceStart = performance.now();
   for (let i = 0; i < count; i++) {
     const end = reply.ends[i] as number;
@@ -93,7 +95,7 @@ async function unpack(program: Address, reply: Extract<ReadReply, { ok: true }>)
     out.push({ address: addresses.next().value as Address, owner, data: bytes.subarray(start, end) });
     start = end;
     if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await backgroundTurn();
       sliceStart = performance.now();
     }
   }
