@@ -8,7 +8,7 @@ import type { Address } from "@solana/kit";
 import { systemClock } from "../../src/application/ports/clock.ts";
 import type { Ledger } from "../../src/application/ports/ledger.ts";
 import { silentLogger } from "../../src/application/ports/logger.ts";
-import type { RegistryAccountStore, StoredAccountRow } from "../../src/application/ports/registry-account-store.ts";
+import type { RegistryAccountStore, StoredAccount } from "../../src/application/ports/registry-account-store.ts";
 import { buildAgentCatalog } from "../../src/domain/registry/agent-catalog.ts";
 import { encodeAgentIdentity } from "../../src/domain/registry/agent-identity.ts";
 import type { AgentRecord } from "../../src/domain/registry/agent-record.ts";
@@ -125,10 +125,41 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       expect(await write.commit(1n)).toBe(true);
       await Bun.sleep(20);
       await store.save("agents", [row(1, 1, 2n), row(2, 20, 2n), row(3, 3, 2n), row(4, 4, 2n), row(5, 5, 2n), row(6, 6, 2n)]);
-      const since: StoredAccountRow[] = [];
+      const since: StoredAccount[] = [];
       const { head } = await chunksOf(store);
       await store.loadSince!("agents", head!.takenAt, async (page) => void since.push(...page));
-      expect(since.map((r) => [r.address, [...r.data]]).sort()).toEqual([row(2, 20), row(4, 4), row(5, 5), row(6, 6)].map((r) => [r.address, [...r.data]]).sort());
+      expect(since.map((r) => [r.address, [...r.data!]]).sort()).toEqual([row(2, 20), row(4, 4), row(5, 5), row(6, 6)].map((r) => [r.address, [...r.data]]).sort());
+    });
+
+    test("accounts closed since a snapshot are handed over as closed (with their slot), unless stored again since; a later snapshot drops the notes it holds", async () => {
+      const program = testAddress(8, 7);
+      const store = createSqlRegistryAccountStore(opened.executor, program, { pageRows: 2 });
+      const row = (n: number, slot = 1n) => ({ address: testAddress(6, n), slot, data: Uint8Array.from([n]) });
+      const closed = (n: number, slot: bigint) => ({ address: testAddress(6, n), slot, data: null });
+      await store.save("agents", [row(1), row(2), row(3), row(4), row(5)]);
+      await store.save("agents", [closed(5, 1n)]);
+      await Bun.sleep(20);
+      const write = await store.beginSnapshot!("agents");
+      expect(await write.commit(1n)).toBe(true);
+      await Bun.sleep(20);
+      // 1, 2 and 4 close after it; 2 comes back; a closure at a slot older than the stored state (3) deletes nothing and is not noted.
+      await store.save("agents", [closed(1, 7n), closed(2, 7n), closed(3, 0n), closed(4, 9n)]);
+      await store.save("agents", [row(2, 8n)]);
+      const since: StoredAccount[] = [];
+      const { head } = await chunksOf(store);
+      await store.loadSince!("agents", head!.takenAt, async (page) => void since.push(...page));
+      expect(since.map((r) => [r.address, r.slot, r.data === null]).sort()).toEqual([
+        [testAddress(6, 1), 7n, true],
+        [testAddress(6, 2), 8n, false],
+        [testAddress(6, 4), 9n, true],
+      ].sort());
+      const notes = async () => (await opened.executor.query("SELECT address FROM registry_account_closures WHERE program = $1 ORDER BY address", [program])).map((r) => r["address"]);
+      // 5's note is older than the snapshot: dropped when it was committed.
+      expect(await notes()).toEqual([testAddress(6, 1), testAddress(6, 2), testAddress(6, 4)].sort());
+      await Bun.sleep(20);
+      const next = await store.beginSnapshot!("agents");
+      expect(await next.commit(9n)).toBe(true);
+      expect(await notes()).toEqual([]);
     });
   });
 }
@@ -168,6 +199,17 @@ if (gate.run) {
     }, 60_000);
   });
 
+  describe("index restart after a closure (PostgreSQL, real server)", () => {
+    test("an agent closed after the snapshot is not served after a restart, before any read of the ledger", async () => {
+      const opened = await openStore({ databaseUrl: database().url, maxConnections: 4 });
+      try {
+        await closedAfterSnapshot(opened, testAddress(8, 9));
+      } finally {
+        await opened.close();
+      }
+    }, 60_000);
+  });
+
   describe("registry snapshot store: PostgreSQL (real server, one connection)", () => {
     test("snapshots read one after another and a statement after them all answer on the one connection", async () => {
       const opened = await openStore({ databaseUrl: database().url, maxConnections: 1 });
@@ -180,7 +222,53 @@ if (gate.run) {
   });
 }
 
+/**
+ * Snapshot, close two agents on the ledger (one opens again), restart with a ledger that never
+ * answers: the closed one is not served, the reopened one is.
+ */
+async function closedAfterSnapshot(opened: OpenedStore, program: Address): Promise<void> {
+  const ledger = createLocalLedger();
+  const put = (n: number) => ledger.setAccount(testAddress(9, n), { lamports: 5_000_000n, owner: program, data: padded(encodeAgentIdentity(agentIdentity(n)), 600) });
+  const close = (n: number) => ledger.setAccount(testAddress(9, n), { lamports: 0n, owner: program, data: new Uint8Array(0) });
+  for (let n = 0; n < 40; n++) put(n);
+  const accounts = createSqlRegistryAccountStore(opened.executor, program, { pageRows: 16 });
+  const first = createAgentIndex({ ledger, clock: systemClock, programId: program, ttlMs: 30_000, logger: silentLogger, feed: createLocalProgramFeed(ledger), store: accounts });
+  await first.ready();
+  const snapshots = async () => (await opened.executor.query("SELECT count(*)::int AS n FROM registry_snapshots WHERE program = $1", [program]))[0]?.["n"];
+  for (let i = 0; i < 500 && (await snapshots()) !== 1; i++) await Bun.sleep(10);
+  expect(await snapshots()).toBe(1);
+  // A closure is found by a full read (a closed account no longer matches the feed's filters).
+  close(3);
+  close(5);
+  await first.refresh();
+  expect(await first.getAgent(agentIdentity(5).nftMint)).toBeNull();
+  put(5);
+  await first.caughtUp();
+  expect(await first.getAgent(agentIdentity(3).nftMint)).toBeNull();
+  await first.close();
+  const held: Ledger = { ...ledger, getProgramAccounts: () => new Promise(() => {}) };
+  const reports: RefreshReport[] = [];
+  const second = createAgentIndex({ ledger: held, clock: systemClock, programId: program, ttlMs: 30_000, logger: silentLogger, store: accounts, onRefresh: (r) => reports.push(r) });
+  await second.ready();
+  expect(await second.getAgent(agentIdentity(3).nftMint)).toBeNull();
+  expect(await second.getAgent(agentIdentity(5).nftMint)).not.toBeNull();
+  const listed = (await second.listAgents({ limit: 100 })).items.map((r) => r.address);
+  expect(listed).not.toContain(testAddress(9, 3));
+  expect(listed.length).toBe(39);
+  expect(reports.filter((r) => r.kind === "agents").map((r) => [r.source, r.accounts])).toEqual([["store", 39]]);
+  await second.close();
+}
+
 describe("index restart from the snapshot (embedded ledger and its feed, PGlite in memory)", () => {
+  test("an agent closed after the snapshot is not served after a restart, before any read of the ledger", async () => {
+    const store = await openStore({ inMemory: true });
+    try {
+      await closedAfterSnapshot(store, testAddress(8, 8));
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   test("serves the snapshot with what was saved after it while the ledger does not answer; q answers as a full catalog does; catches up after", async () => {
     const store = await openStore({ inMemory: true });
     const ledger = createLocalLedger();
