@@ -33,9 +33,10 @@ const DELETE = `
     RETURNING r.address
   ), noted AS (
     INSERT INTO registry_account_closures (program, kind, address, slot, closed_at)
-    SELECT $1, $2, t.address, t.slot, clock_timestamp()
+    SELECT DISTINCT ON (t.address) $1, $2, t.address, t.slot, clock_timestamp()
       FROM unnest($3::text[], $4::bigint[]) AS t(address, slot)
      WHERE NOT EXISTS (SELECT 1 FROM registry_accounts r WHERE r.program = $1 AND r.kind = $2 AND r.address = t.address AND r.slot > t.slot)
+     ORDER BY t.address, t.slot DESC
     ON CONFLICT (program, kind, address) DO UPDATE SET slot = excluded.slot, closed_at = excluded.closed_at
      WHERE registry_account_closures.slot <= excluded.slot
     RETURNING 1
