@@ -4,6 +4,8 @@
  *   BENCH_AGENTS=100000 bun bench/registry-restart.ts                       PostgreSQL (scratch database, dropped)
  *   BENCH_AGENTS=100000 BENCH_STORE=pglite bun bench/registry-restart.ts    PGlite on disk (temporary DATA_DIR)
  *   BENCH_AGENTS=1000000 bun bench/registry-restart.ts                      1,000,000 (seeding takes minutes)
+ *   BENCH_FEEDBACK=100000 BENCH_SERVICES=50000 bun bench/registry-restart.ts also seeds feedback entries and
+ *     services (spread over the agents; default none) and reports each kind's restart from the store
  *   BENCH_DATABASE=reg1m BENCH_AGENTS=1000000 bun bench/registry-restart.ts  keeps that database: the first
  *     run seeds and stores it, later runs find its snapshot and measure the restart alone (no ledger seeded,
  *     so RSS is the index's own; the catch-up step is skipped). Drop it with `dropdb reg1m` when done.
@@ -18,6 +20,7 @@
  * serving time, and how long until `q` is answered from its lists (a `q` scans the catalog until
  * they are built after serving).
  */
+import type { Address } from "@solana/kit";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,9 +33,14 @@ import { createLocalProgramFeed } from "../src/infrastructure/ledger/local-progr
 import { createAgentIndex, type RefreshReport } from "../src/infrastructure/registry/ledger-agent-index.ts";
 import { openStore, type OpenedStore } from "../src/infrastructure/store/index.ts";
 import { createSqlRegistryAccountStore } from "../src/infrastructure/store/sql-registry-account-store.ts";
+import { encodeAgentService, SERVICE_TYPES } from "../src/domain/registry/agent-service.ts";
+import { encodeFeedbackEntry } from "../src/domain/registry/feedback-entry.ts";
+import type { LocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { address, programId, writeAgent } from "./registry-agents.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
+const FEEDBACK = Number(process.env.BENCH_FEEDBACK ?? 0);
+const SERVICES = Number(process.env.BENCH_SERVICES ?? 0);
 const STORE = process.env.BENCH_STORE === "pglite" ? "pglite" : "postgres";
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -70,10 +78,31 @@ async function openBenchStore(): Promise<{ store: OpenedStore; cleanUp(): Promis
   };
 }
 
+/** Anchor's padding after the fields, as on the ledger. */
+function put(ledger: LocalLedger, at: Address, fields: Uint8Array, space: number): void {
+  const data = new Uint8Array(Math.max(space, fields.length));
+  data.set(fields);
+  ledger.setAccount(at, { lamports: 2_000_000n, owner: programId, data });
+}
+
+function writeFeedback(ledger: LocalLedger, n: number): void {
+  const paid = n % 2 === 0;
+  put(ledger, address(10, n), encodeFeedbackEntry({ nftMint: address(1, n % AGENTS), reviewer: address(4, n % 5_000), score: (n * 17) % 101, tag1: new Uint8Array(32).fill(1), tag2: new Uint8Array(32), authVerified: paid, hasPaymentProof: paid, paymentAmount: paid ? 1_000_000n : 0n, paymentToken: paid ? address(5, 1) : address(5, 0), revoked: false, createdAt: 1_700_100_000n + BigInt(n), bump: 254 }), 256);
+}
+
+function writeService(ledger: LocalLedger, n: number): void {
+  const serviceType = SERVICE_TYPES[n % SERVICE_TYPES.length] as (typeof SERVICE_TYPES)[number];
+  put(ledger, address(11, n), encodeAgentService({ nftMint: address(1, n % AGENTS), serviceType, endpoint: `https://svc.example/${n}/${serviceType}`, version: "1.0.0", active: true, createdAt: 1_700_200_000n, updatedAt: 1_700_200_000n, bump: 253 }), 400);
+}
+
 const loadAtStart = loadavg().map((l) => l.toFixed(2)).join(" ");
 const { store, cleanUp, reused } = await openBenchStore();
 const ledger = createLocalLedger();
-if (!reused) for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
+if (!reused) {
+  for (let n = 0; n < AGENTS; n++) writeAgent(ledger, n);
+  for (let n = 0; n < FEEDBACK; n++) writeFeedback(ledger, n);
+  for (let n = 0; n < SERVICES; n++) writeService(ledger, n);
+}
 const pglite = store.kind === "pglite";
 const accounts = createSqlRegistryAccountStore(store.executor, programId, { pageRows: pglite ? 150 : 2_000, snapshotChunksPerStatement: pglite ? 1 : 8 });
 const rows: Record<string, string>[] = [];
@@ -128,6 +157,7 @@ try {
   rows.push({ step: "restart: CPU of this process to serving (all threads)", value: s(servingCpuMs) });
   rows.push({ step: "restart: at serving, list / detail / owner / q (scan until its lists are in)", value: `${queries.list.toFixed(1)} / ${queries.detail.toFixed(1)} / ${queries.owner.toFixed(1)} / ${queries.q.toFixed(1)} ms` });
   rows.push({ step: "restart: q answered from its lists (every query kind fully served) after", value: s(qListedMs) });
+  for (const r of fromStore) rows.push({ step: `restart: ${r.kind} from the store: wall / index work / longest slice (${r.accounts} accounts)`, value: `${s(r.wallMs)} / ${s(r.busyMs)} / ${r.longestSliceMs.toFixed(1)} ms` });
   rows.push({ step: "restart: index work / longest slice", value: `${s(fromStore.reduce((t, r) => t + r.busyMs, 0))} / ${fromStore.reduce((m, r) => Math.max(m, r.longestSliceMs), 0).toFixed(1)} ms` });
   started = performance.now();
   if (!reused) {
@@ -141,5 +171,5 @@ try {
   await store.close();
   await cleanUp();
 }
-console.log(`\nregistry restart bench: ${AGENTS} agents, store ${STORE}, load average at start ${loadAtStart}, at end ${loadavg().map((l) => l.toFixed(2)).join(" ")} (Bun ${Bun.version})`);
+console.log(`\nregistry restart bench: ${AGENTS} agents, ${FEEDBACK} feedback, ${SERVICES} services, store ${STORE}, load average at start ${loadAtStart}, at end ${loadavg().map((l) => l.toFixed(2)).join(" ")} (Bun ${Bun.version})`);
 console.table(rows);

@@ -8,7 +8,7 @@ import type { Address } from "@solana/kit";
 import { systemClock } from "../../src/application/ports/clock.ts";
 import type { Ledger } from "../../src/application/ports/ledger.ts";
 import { silentLogger } from "../../src/application/ports/logger.ts";
-import type { RegistryAccountStore, StoredAccountRow } from "../../src/application/ports/registry-account-store.ts";
+import type { RegistryAccountStore, StoredAccount } from "../../src/application/ports/registry-account-store.ts";
 import { buildAgentCatalog } from "../../src/domain/registry/agent-catalog.ts";
 import { encodeAgentIdentity } from "../../src/domain/registry/agent-identity.ts";
 import type { AgentRecord } from "../../src/domain/registry/agent-record.ts";
@@ -125,10 +125,41 @@ function describeStore(name: string, open: () => Promise<OpenedStore>): void {
       expect(await write.commit(1n)).toBe(true);
       await Bun.sleep(20);
       await store.save("agents", [row(1, 1, 2n), row(2, 20, 2n), row(3, 3, 2n), row(4, 4, 2n), row(5, 5, 2n), row(6, 6, 2n)]);
-      const since: StoredAccountRow[] = [];
+      const since: StoredAccount[] = [];
       const { head } = await chunksOf(store);
       await store.loadSince!("agents", head!.takenAt, async (page) => void since.push(...page));
-      expect(since.map((r) => [r.address, [...r.data]]).sort()).toEqual([row(2, 20), row(4, 4), row(5, 5), row(6, 6)].map((r) => [r.address, [...r.data]]).sort());
+      expect(since.map((r) => [r.address, [...r.data!]]).sort()).toEqual([row(2, 20), row(4, 4), row(5, 5), row(6, 6)].map((r) => [r.address, [...r.data]]).sort());
+    });
+
+    test("accounts closed since a snapshot are handed over as closed (with their slot), unless stored again since; a later snapshot drops the notes it holds", async () => {
+      const program = testAddress(8, 7);
+      const store = createSqlRegistryAccountStore(opened.executor, program, { pageRows: 2 });
+      const row = (n: number, slot = 1n) => ({ address: testAddress(6, n), slot, data: Uint8Array.from([n]) });
+      const closed = (n: number, slot: bigint) => ({ address: testAddress(6, n), slot, data: null });
+      await store.save("agents", [row(1), row(2), row(3), row(4), row(5)]);
+      await store.save("agents", [closed(5, 1n)]);
+      await Bun.sleep(20);
+      const write = await store.beginSnapshot!("agents");
+      expect(await write.commit(1n)).toBe(true);
+      await Bun.sleep(20);
+      // 1, 2 and 4 close after it; 2 comes back; a closure at a slot older than the stored state (3) deletes nothing and is not noted.
+      await store.save("agents", [closed(1, 7n), closed(2, 7n), closed(3, 0n), closed(4, 9n)]);
+      await store.save("agents", [row(2, 8n)]);
+      const since: StoredAccount[] = [];
+      const { head } = await chunksOf(store);
+      await store.loadSince!("agents", head!.takenAt, async (page) => void since.push(...page));
+      expect(since.map((r) => [r.address, r.slot, r.data === null]).sort()).toEqual([
+        [testAddress(6, 1), 7n, true],
+        [testAddress(6, 2), 8n, false],
+        [testAddress(6, 4), 9n, true],
+      ].sort());
+      const notes = async () => (await opened.executor.query("SELECT address FROM registry_account_closures WHERE program = $1 ORDER BY address", [program])).map((r) => r["address"]);
+      // 5's note is older than the snapshot: dropped when it was committed.
+      expect(await notes()).toEqual([testAddress(6, 1), testAddress(6, 2), testAddress(6, 4)].sort());
+      await Bun.sleep(20);
+      const next = await store.beginSnapshot!("agents");
+      expect(await next.commit(9n)).toBe(true);
+      expect(await notes()).toEqual([]);
     });
   });
 }
@@ -181,6 +212,7 @@ if (gate.run) {
 }
 
 describe("index restart from the snapshot (embedded ledger and its feed, PGlite in memory)", () => {
+
   test("serves the snapshot with what was saved after it while the ledger does not answer; q answers as a full catalog does; catches up after", async () => {
     const store = await openStore({ inMemory: true });
     const ledger = createLocalLedger();

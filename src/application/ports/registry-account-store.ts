@@ -35,8 +35,11 @@ export type RegistryAccountStore = Readonly<{
    * while `onChunks` works); null when there is none. Throws when it changed under the read.
    */
   loadSnapshot?(kind: string, onChunks: (chunks: readonly Uint8Array[]) => Promise<void>): Promise<RegistrySnapshotHead | null>;
-  /** Hands over, in pages, the stored accounts of `kind` whose bytes changed since `takenAt` (a snapshot head's). */
-  loadSince?(kind: string, takenAt: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<void>;
+  /**
+   * Hands over, in pages, the stored accounts of `kind` whose bytes changed since `takenAt` (a
+   * snapshot head's), then those closed since (data null) and not stored again.
+   */
+  loadSince?(kind: string, takenAt: string, onPage: (rows: readonly StoredAccount[]) => Promise<void>): Promise<void>;
 }>;
 
 export type RegistrySnapshotWrite = Readonly<{

@@ -13,6 +13,8 @@ import type { LiveKind } from "./live-account-kind.ts";
 /** Agents per snapshot chunk: ~0.6 MB, a few hundred chunks at 1,000,000 agents. */
 export const SNAPSHOT_CHUNK_AGENTS = 4_096;
 
+const CLOSED = new Uint8Array(0);
+
 type InSlices = <T>(work: SlicedWork<T>) => Promise<T>;
 
 export type AgentSnapshotDeps = Readonly<{
@@ -59,15 +61,17 @@ export async function restoreAgentSnapshot(store: RegistryAccountStore, deps: Ag
 
 /**
  * The accounts whose bytes the store saved after the snapshot was taken, applied as pushed writes
- * are (an older slot than the snapshot's changes nothing). Accounts closed since stay until the
- * first full read. If the store fails here, the snapshot is served as it is and that read catches up.
+ * are (an older slot than the snapshot's changes nothing), and those closed since (the store's
+ * closure notes) are dropped. If the store fails here, the snapshot is served as it is and the
+ * first full read catches up.
  */
 async function applySavedSince(store: RegistryAccountStore, takenAt: string, catalog: AgentCatalog, deps: AgentSnapshotDeps, inSlices: InSlices): Promise<AgentCatalog> {
   if (!store.loadSince) return catalog;
   let current = catalog;
   try {
     await store.loadSince("agents", takenAt, async (rows) => {
-      const changes = await inSlices(deps.baseline.apply(rows.map((row) => ({ ...row, owner: deps.programId, lamports: 1n }))));
+      // A closure is applied as a write without lamports (slot-checked like any write).
+      const changes = await inSlices(deps.baseline.apply(rows.map((row) => ({ address: row.address, slot: row.slot, data: row.data ?? CLOSED, owner: deps.programId, lamports: row.data ? 1n : 0n }))));
       if (changes.added.length + changes.removed.length > 0) current = await inSlices(agentCatalogChanges(current, changes.added, changes.removed));
     });
   } catch (error) {

@@ -262,6 +262,24 @@ ALTER TABLE registry_accounts ADD COLUMN saved_at timestamptz NOT NULL DEFAULT '
 CREATE INDEX registry_accounts_saved_idx ON registry_accounts (program, kind, saved_at);
 `;
 
+/**
+ * Accounts closed (their registry_accounts row deleted), with when: a restart that serves the
+ * snapshot drops the agents closed after it was taken before it serves them, instead of until the
+ * first full read. Rows older than a kind's snapshot (or, for a kind without one, than the newest
+ * snapshot written) go when a snapshot is committed.
+ */
+const CREATE_REGISTRY_ACCOUNT_CLOSURES = `
+CREATE TABLE registry_account_closures (
+  program   text NOT NULL,
+  kind      text NOT NULL,
+  address   text NOT NULL,
+  slot      bigint NOT NULL CHECK (slot >= 0),
+  closed_at timestamptz NOT NULL,
+  PRIMARY KEY (program, kind, address)
+);
+CREATE INDEX registry_account_closures_closed_idx ON registry_account_closures (program, kind, closed_at);
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: "settlements", sql: CREATE_SETTLEMENTS }),
   Object.freeze({ version: 2, name: "users_and_auth_nonces", sql: CREATE_AUTH_TABLES }),
@@ -279,6 +297,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 13, name: "payment_receipts", sql: ADD_PAYMENT_RECEIPTS }),
   // 14 is reserved for another branch; a gap is harmless (applied versions are looked up one by one).
   Object.freeze({ version: 15, name: "registry_snapshots", sql: CREATE_REGISTRY_SNAPSHOTS }),
+  Object.freeze({ version: 16, name: "registry_account_closures", sql: CREATE_REGISTRY_ACCOUNT_CLOSURES }),
 ]);
 
 /** The schema version a fully migrated database reports. */

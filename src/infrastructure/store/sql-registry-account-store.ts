@@ -23,11 +23,25 @@ const UPSERT = `
          saved_at = CASE WHEN registry_accounts.data = excluded.data THEN registry_accounts.saved_at ELSE excluded.saved_at END
    WHERE registry_accounts.slot <= excluded.slot`;
 
+// Each closure is also noted with its time (migration 16), unless the store holds the account from
+// a later slot: a restart serving a snapshot taken before it drops the account at once.
 const DELETE = `
-  DELETE FROM registry_accounts r
-   USING unnest($3::text[], $4::bigint[]) AS t(address, slot)
-   WHERE r.program = $1 AND r.kind = $2 AND r.address = t.address AND r.slot <= t.slot
-  RETURNING r.address`;
+  WITH gone AS (
+    DELETE FROM registry_accounts r
+     USING unnest($3::text[], $4::bigint[]) AS t(address, slot)
+     WHERE r.program = $1 AND r.kind = $2 AND r.address = t.address AND r.slot <= t.slot
+    RETURNING r.address
+  ), noted AS (
+    INSERT INTO registry_account_closures (program, kind, address, slot, closed_at)
+    SELECT DISTINCT ON (t.address) $1, $2, t.address, t.slot, clock_timestamp()
+      FROM unnest($3::text[], $4::bigint[]) AS t(address, slot)
+     WHERE NOT EXISTS (SELECT 1 FROM registry_accounts r WHERE r.program = $1 AND r.kind = $2 AND r.address = t.address AND r.slot > t.slot)
+     ORDER BY t.address, t.slot DESC
+    ON CONFLICT (program, kind, address) DO UPDATE SET slot = excluded.slot, closed_at = excluded.closed_at
+     WHERE registry_account_closures.slot <= excluded.slot
+    RETURNING 1
+  )
+  SELECT address FROM gone`;
 
 const ADDRESSES = `
   SELECT address FROM registry_accounts

@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import type { Address } from "@solana/kit";
-import type { RegistrySnapshotHead, RegistrySnapshotWrite, StoredAccountRow } from "../../application/ports/registry-account-store.ts";
+import type { RegistrySnapshotHead, RegistrySnapshotWrite, StoredAccount } from "../../application/ports/registry-account-store.ts";
 import { binaryCopyRows } from "./binary-copy.ts";
 import type { SqlQueryable } from "./sql-executor.ts";
 
@@ -42,6 +42,22 @@ const SINCE = `
    ORDER BY address
    LIMIT $5`;
 
+// The closures noted since (migration 16), but not of an account stored again since (it came back:
+// its row, saved after it, is handed over by SINCE).
+const CLOSED_SINCE = `
+  SELECT c.address, c.slot::text AS slot FROM registry_account_closures c
+   WHERE c.program = $1 AND c.kind = $2 AND c.closed_at > $3::timestamptz AND c.address > $4
+     AND NOT EXISTS (SELECT 1 FROM registry_accounts r WHERE r.program = c.program AND r.kind = c.kind AND r.address = c.address)
+   ORDER BY c.address
+   LIMIT $5`;
+
+// Closures older than their kind's snapshot are in it; for a kind without one, older than this
+// snapshot: any snapshot of it written later is taken after now.
+const DROP_OLD_CLOSURES = `
+  DELETE FROM registry_account_closures c
+   WHERE c.program = $1
+     AND c.closed_at < coalesce((SELECT s.taken_at FROM registry_snapshots s WHERE s.program = c.program AND s.kind = c.kind), $2::timestamptz)`;
+
 const CLOCK = `SELECT clock_timestamp()::text AS now`;
 
 export type SnapshotStoreOptions = Readonly<{
@@ -50,7 +66,7 @@ export type SnapshotStoreOptions = Readonly<{
   rowsPerPage: number;
 }>;
 
-/** The snapshot half of the registry account store (tables of migration 15). */
+/** The snapshot half of the registry account store (tables of migrations 15 and 16). */
 export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, options: SnapshotStoreOptions) {
   const { chunksPerStatement, rowsPerPage } = options;
   return {
@@ -73,6 +89,7 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
         async commit(slot: bigint): Promise<boolean> {
           const moved = await db.query(MOVE_HEAD, [program, kind, generation, slot.toString(), next, takenAt]);
           await db.query(DROP_OTHER_GENERATIONS, [program, kind]);
+          await db.query(DROP_OLD_CLOSURES, [program, takenAt]);
           return moved.length > 0;
         },
         async abort(): Promise<void> {
@@ -108,14 +125,19 @@ export function sqlRegistrySnapshotStore(db: SqlQueryable, program: Address, opt
       }
       return read;
     },
-    async loadSince(kind: string, takenAt: string, onPage: (rows: readonly StoredAccountRow[]) => Promise<void>): Promise<void> {
-      let after = "";
-      for (;;) {
-        const rows = await db.query(SINCE, [program, kind, takenAt, after, rowsPerPage]);
-        if (rows.length === 0) return;
-        await onPage(rows.map((row) => ({ address: String(row["address"]) as Address, slot: BigInt(String(row["slot"])), data: bytesOf(row["data"]) })));
-        if (rows.length < rowsPerPage) return;
-        after = String(rows[rows.length - 1]?.["address"]);
+    async loadSince(kind: string, takenAt: string, onPage: (rows: readonly StoredAccount[]) => Promise<void>): Promise<void> {
+      await pages(SINCE, (row) => ({ address: String(row["address"]) as Address, slot: BigInt(String(row["slot"])), data: bytesOf(row["data"]) }));
+      await pages(CLOSED_SINCE, (row) => ({ address: String(row["address"]) as Address, slot: BigInt(String(row["slot"])), data: null }));
+
+      async function pages(statement: string, accountOf: (row: Readonly<Record<string, unknown>>) => StoredAccount): Promise<void> {
+        let after = "";
+        for (;;) {
+          const rows = await db.query(statement, [program, kind, takenAt, after, rowsPerPage]);
+          if (rows.length === 0) return;
+          await onPage(rows.map(accountOf));
+          if (rows.length < rowsPerPage) return;
+          after = String(rows[rows.length - 1]?.["address"]);
+        }
       }
     },
   };
