@@ -1,5 +1,5 @@
 /**
- * PGlite's WebAssembly is compiled once per process, started before the service's modules load
+ * PGlite's WebAssembly is compiled once per process, off the main thread under Bun
  * (src/infrastructure/store/pglite-wasm.ts), and every PGlite opened on a directory uses it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -15,12 +15,12 @@ afterAll(() => {
 });
 
 describe("PGlite's compiled WebAssembly", () => {
-  test("is compiled once per process into a usable module", async () => {
+  test("is compiled once per process and comes back from the Worker as a usable module", async () => {
     const first = compilePgliteWasm();
     expect(compilePgliteWasm()).toBe(first);
     const module = await first;
     expect(module).toBeInstanceOf(WebAssembly.Module);
-    // PGlite's own entry points are among its exports.
+    // PGlite's own entry points are among its exports (a module that crossed the thread intact).
     const exports = WebAssembly.Module.exports(module).map((e) => e.name);
     expect(exports).toContain("pgl_setPGliteActive");
     expect(await compilePgliteWasm()).toBe(module);
