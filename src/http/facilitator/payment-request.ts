@@ -20,9 +20,20 @@ type ObjectPayloadBody = Exclude<PayloadBody, string>;
 type V1PayloadBody = typeof V1PaymentPayloadModel.static;
 type V2PayloadBody = Exclude<ObjectPayloadBody, V1PayloadBody>;
 
-const requestCheck = TypeCompiler.Compile(PaymentRequestBody);
-const v1PayloadCheck = TypeCompiler.Compile(V1PaymentPayloadModel);
-const v2RequirementsCheck = TypeCompiler.Compile(V2PaymentRequirementsModel);
+// Compiled at the first request that needs them, not when the module loads: together ~15 ms of
+// the start-up's main thread, which runs before the ports are healthy (docs/performance.md, Start-up).
+let compiledChecks: ReturnType<typeof compileChecks> | null = null;
+function checks(): ReturnType<typeof compileChecks> {
+  compiledChecks ??= compileChecks();
+  return compiledChecks;
+}
+function compileChecks() {
+  return Object.freeze({
+    request: TypeCompiler.Compile(PaymentRequestBody),
+    v1Payload: TypeCompiler.Compile(V1PaymentPayloadModel),
+    v2Requirements: TypeCompiler.Compile(V2PaymentRequirementsModel),
+  });
+}
 
 /**
  * Turns a `/verify` or `/settle` body into the internal v2 {@link PaymentRequest}, for callers
@@ -31,6 +42,7 @@ const v2RequirementsCheck = TypeCompiler.Compile(V2PaymentRequirementsModel);
  * A well-formed but unacceptable payment is left for verification (200).
  */
 export function normalisePaymentRequest(body: unknown): PaymentRequest {
+  const requestCheck = checks().request;
   if (!requestCheck.Check(body)) throw badRequest(violationMessages(requestCheck.Errors(body), "request body"));
   return toPaymentRequest(body);
 }
@@ -55,6 +67,7 @@ export function toPaymentRequest(body: PaymentRequestBody): PaymentRequest {
  * forms apply depends on the payload beside them, which a JSON Schema of one field cannot see.
  */
 function checkV2Requirements(raw: RequirementsBody): void {
+  const v2RequirementsCheck = checks().v2Requirements;
   if (!v2RequirementsCheck.Check(raw)) {
     throw badRequest(violationMessages(v2RequirementsCheck.Errors(raw), "paymentRequirements", "paymentRequirements."));
   }
@@ -83,6 +96,7 @@ function decodeV1(raw: string): V1PayloadBody {
   } catch {
     throw badRequest(["paymentPayload string is not base64-encoded JSON"]);
   }
+  const v1PayloadCheck = checks().v1Payload;
   if (!v1PayloadCheck.Check(decoded)) {
     throw badRequest(violationMessages(v1PayloadCheck.Errors(decoded), "paymentPayload (decoded)", "paymentPayload (decoded)."));
   }
