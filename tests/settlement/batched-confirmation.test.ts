@@ -146,7 +146,7 @@ describe("batched confirmation (hand-written fake ledger)", () => {
     expect(confirmer.lookWithSend(sig(201))).toBeDefined();
   });
 
-  test("a failed status asked with the send is the on-chain failure; a ledger error there leaves the polls to decide", async () => {
+  test("a failed status asked with the send is the on-chain failure; a ledger error there leaves the polls to decide and stops the looks at once", async () => {
     const fake = scriptedLedger(() => confirmed);
     const failedOnChain: SignatureStatus = { slot: 2n, confirmationStatus: "confirmed", err: '{"InstructionError":[0,{"Custom":1}]}' };
     let answer: () => Promise<SignatureStatus | null> = async () => failedOnChain;
@@ -156,6 +156,11 @@ describe("batched confirmation (hand-written fake ledger)", () => {
     answer = () => Promise.reject(new LedgerError("unavailable", "getSignatureStatuses: HTTP error 503"));
     expect(await confirmer(sig(2), 1_000n, confirmer.lookWithSend(sig(2)))).toEqual({ kind: "confirmed", slot: 1n });
     expect(fake.batches).toEqual([["sig2"]]);
+    // A failed look may have failed its sends' batch: the next 63 sends are not asked with.
+    expect(Array.from({ length: 63 }, (_, i) => confirmer.lookWithSend(sig(10 + i))).every((look) => look === undefined)).toBe(true);
+    const probe = confirmer.lookWithSend(sig(99));
+    expect(probe).toBeDefined();
+    await probe?.catch(() => null);
   });
 
   test("a ledger without looks with the send gets none", () => {

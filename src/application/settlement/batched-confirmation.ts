@@ -216,7 +216,17 @@ export function createBatchedConfirmer(
 
   /** The outcome the look with the send decided, or null (not decided, or the look failed: the polls go on). */
   async function decidedWithSend(firstLook: Promise<SignatureStatus | null>): Promise<ConfirmationOutcome | null> {
-    const status = await firstLook.catch(() => null);
+    let status: SignatureStatus | null;
+    try {
+      status = await firstLook;
+    } catch {
+      // The look shares its sends' HTTP request: a node that fails it (a rate limit on status
+      // reads, say) may have failed those sends' answers too, which then go again. So one failure
+      // is enough to stop asking, until a probe finds the ledger confirming at once again.
+      sendLookMisses = SEND_LOOK_PATIENCE;
+      sendsSinceProbe = 0;
+      return null;
+    }
     const outcome = status ? decided(status) : null;
     sendLookMisses = outcome ? 0 : sendLookMisses + 1;
     return outcome;
