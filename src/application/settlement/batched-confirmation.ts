@@ -70,6 +70,10 @@ type Waiter = {
  * confirmed, failed on-chain, expired (blockhash passed and one last look found nothing), or
  * unknown at `maxWaitMs`.
  *
+ * A send's first look can also leave with the send itself (`lookWithSend`, at the end of the
+ * send's JSON-RPC batch): on a ledger that executes the batch in order and confirms at once, the
+ * settlement is decided with its send's answer, one hop and the first-look gap less.
+ *
  * With a SignatureWatch, a pushed `confirmed` notice settles a signature at once (when it came
  * before the send returned, without any status call); everything above still runs beside it, so a
  * watch that says nothing changes nothing. A notice that the transaction failed is not taken as
