@@ -124,23 +124,6 @@ describe("rpc ledger: sends of one event-loop turn share a JSON-RPC batch (local
     expect(batch[3]?.params[0]).toEqual(["sig-1", "sig-2", "sig-3"]);
   });
 
-  it("sends the blockhash window's two reads of one turn as one batch of their own, never in the sends' batch", async () => {
-    const node = stubNode((call) => {
-      if (call.method === "sendTransaction") return sent(call);
-      if (call.method === "getBlockHeight") return `"result":4242`;
-      return `"result":{"context":{"slot":1},"value":${JSON.stringify(call.params[0] === "fresh")}}`;
-    });
-    const ledger = createRpcLedger({ url: node.url });
-    const [height, fresh, stale, signature] = await Promise.all([
-      ledger.getBlockHeight(), ledger.isBlockhashValid("fresh"), ledger.isBlockhashValid("stale"), ledger.sendTransaction(wireOf(4), SKIP_PREFLIGHT),
-    ]);
-    expect([height, fresh, stale, signature as string]).toEqual([4242n, true, false, "sig-4"]);
-    expect(node.bodies).toHaveLength(2);
-    const reads = node.bodies.find((body) => Array.isArray(body)) as Call[];
-    expect(reads.map((call) => call.method)).toEqual(["getBlockHeight", "isBlockhashValid", "isBlockhashValid"]);
-    expect(node.bodies.filter((body) => !Array.isArray(body)).map((body) => (body as Call).method)).toEqual(["sendTransaction"]);
-  });
-
   it("resends each transaction alone to a node that refuses batches, and sends it no batch again", async () => {
     const node = stubNode(sent, "refuse");
     const ledger = createRpcLedger({ url: node.url });
