@@ -186,9 +186,6 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
   // 80 µs of our CPU and as much of the node's (docs/performance.md, issue 26 fourth round).
   // Simulations stay single requests: batching them cost /verify throughput (the same section).
   const sendRpc = createJsonRpcBatcher(options.url, hotRpc, { timeoutMs });
-  // The blockhash window's two reads (block height, blockhash validity) are made in the same turn:
-  // one request for both. A batcher of their own, so they never wait for a batch of sends to run.
-  const windowRpc = createJsonRpcBatcher(options.url, hotRpc, { timeoutMs });
 
   // SECURITY: error text from fetch or the node may echo the URL with its API key.
   const scrub = (text: string) => scrubUrlSecrets(text, options.url);
@@ -267,13 +264,13 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
     },
     async isBlockhashValid(blockhash) {
       return call("isBlockhashValid", async (signal) => {
-        const value = valueOf(await windowRpc("isBlockhashValid", [blockhash, { commitment: "confirmed" }], signal), "isBlockhashValid");
+        const value = valueOf(await hotRpc("isBlockhashValid", [blockhash, { commitment: "confirmed" }], signal), "isBlockhashValid");
         if (typeof value !== "boolean") throw new Error("isBlockhashValid: the node's value is not a boolean");
         return value;
       });
     },
     async getBlockHeight() {
-      return call("getBlockHeight", async (signal) => u64Of(await windowRpc("getBlockHeight", [{ commitment: "confirmed" }], signal), "block height"));
+      return call("getBlockHeight", async (signal) => u64Of(await hotRpc("getBlockHeight", [{ commitment: "confirmed" }], signal), "block height"));
     },
     async getAccount(address) {
       const [account] = await getMultipleAccounts([address]);
