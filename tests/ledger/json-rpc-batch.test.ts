@@ -3,6 +3,7 @@
 // id), and a node that refuses batches gets single calls. Simulations stay single requests.
 // Local Bun.serve stubs on 127.0.0.1.
 import { afterAll, describe, expect, it } from "bun:test";
+import type { Signature } from "@solana/kit";
 import { LedgerError } from "../../src/application/ports/ledger.ts";
 import { fromBase64, toBase64 } from "../../src/domain/codecs/base64.ts";
 import { createRpcLedger } from "../../src/infrastructure/ledger/rpc-ledger.ts";
@@ -104,6 +105,23 @@ describe("rpc ledger: sends of one event-loop turn share a JSON-RPC batch (local
     const reason: unknown = missing?.status === "rejected" ? missing.reason : null;
     expect(reason).toBeInstanceOf(LedgerError);
     expect((reason as LedgerError).kind).toBe("unavailable");
+  });
+
+  it("asks the statuses looked at with the sends as one call at the end of the sends' batch, and gives each its own", async () => {
+    const node = stubNode((call) => {
+      if (call.method === "sendTransaction") return sent(call);
+      const asked = call.params[0] as string[];
+      return `"result":{"context":{"slot":7},"value":${JSON.stringify(asked.map((s) => (s === "sig-2" ? null : { slot: 7, confirmations: null, err: null, confirmationStatus: "confirmed" })))}}`;
+    });
+    const ledger = createRpcLedger({ url: node.url });
+    const sends = [1, 2, 3].map((tag) => ledger.sendTransaction(wireOf(tag), SKIP_PREFLIGHT));
+    const looks = ["sig-1", "sig-2", "sig-3"].map((s) => ledger.lookAfterSends?.(s as Signature));
+    await Promise.all(sends);
+    expect(await Promise.all(looks)).toEqual([{ slot: 7n, confirmationStatus: "confirmed", err: null }, null, { slot: 7n, confirmationStatus: "confirmed", err: null }]);
+    expect(node.bodies).toHaveLength(1);
+    const batch = node.bodies[0] as Call[];
+    expect(batch.map((call) => call.method)).toEqual(["sendTransaction", "sendTransaction", "sendTransaction", "getSignatureStatuses"]);
+    expect(batch[3]?.params[0]).toEqual(["sig-1", "sig-2", "sig-3"]);
   });
 
   it("resends each transaction alone to a node that refuses batches, and sends it no batch again", async () => {

@@ -120,6 +120,53 @@ describe("batched confirmation (hand-written fake ledger)", () => {
     expect(fake.heightReads()).toBe(1);
   });
 
+  test("a status asked with the send decides at once when the ledger confirmed it; otherwise the polls go on; after 64 misses in a row only 1 send in 64 is asked", async () => {
+    const fake = scriptedLedger(() => confirmed);
+    const withSend: Signature[] = [];
+    let confirmsWithSend = true;
+    const ledger = { ...fake.ledger, lookAfterSends: async (signature: Signature) => (withSend.push(signature), confirmsWithSend ? confirmed : null) };
+    const confirmer = createBatchedConfirmer(ledger, policy);
+
+    expect(await confirmer(sig(1), 1_000n, confirmer.lookWithSend(sig(1)))).toEqual({ kind: "confirmed", slot: 1n });
+    expect(fake.batches).toHaveLength(0);
+
+    confirmsWithSend = false;
+    expect(await confirmer(sig(2), 1_000n, confirmer.lookWithSend(sig(2)))).toEqual({ kind: "confirmed", slot: 1n });
+    expect(fake.batches).toEqual([["sig2"]]);
+
+    for (let n = 3; n <= 65; n++) await confirmer(sig(n), 1_000n, confirmer.lookWithSend(sig(n)));
+    expect(withSend).toHaveLength(65); // 64 misses in a row (sig2..sig65)
+    const skipped = Array.from({ length: 63 }, (_, i) => confirmer.lookWithSend(sig(100 + i)));
+    expect(skipped.every((look) => look === undefined)).toBe(true);
+    confirmsWithSend = true;
+    const probe = confirmer.lookWithSend(sig(200));
+    expect(probe).toBeDefined();
+    expect(await confirmer(sig(200), 1_000n, probe)).toEqual({ kind: "confirmed", slot: 1n });
+    // A hit ends the patience: the next send is asked again.
+    expect(confirmer.lookWithSend(sig(201))).toBeDefined();
+  });
+
+  test("a failed status asked with the send is the on-chain failure; a ledger error there leaves the polls to decide and stops the looks at once", async () => {
+    const fake = scriptedLedger(() => confirmed);
+    const failedOnChain: SignatureStatus = { slot: 2n, confirmationStatus: "confirmed", err: '{"InstructionError":[0,{"Custom":1}]}' };
+    let answer: () => Promise<SignatureStatus | null> = async () => failedOnChain;
+    const confirmer = createBatchedConfirmer({ ...fake.ledger, lookAfterSends: () => answer() }, policy);
+
+    expect(await confirmer(sig(1), 1_000n, confirmer.lookWithSend(sig(1)))).toEqual({ kind: "failed", error: failedOnChain.err as string, slot: 2n });
+    answer = () => Promise.reject(new LedgerError("unavailable", "getSignatureStatuses: HTTP error 503"));
+    expect(await confirmer(sig(2), 1_000n, confirmer.lookWithSend(sig(2)))).toEqual({ kind: "confirmed", slot: 1n });
+    expect(fake.batches).toEqual([["sig2"]]);
+    // A failed look may have failed its sends' batch: the next 63 sends are not asked with.
+    expect(Array.from({ length: 63 }, (_, i) => confirmer.lookWithSend(sig(10 + i))).every((look) => look === undefined)).toBe(true);
+    const probe = confirmer.lookWithSend(sig(99));
+    expect(probe).toBeDefined();
+    await probe?.catch(() => null);
+  });
+
+  test("a ledger without looks with the send gets none", () => {
+    expect(createBatchedConfirmer(scriptedLedger(() => confirmed).ledger, policy).lookWithSend(sig(1))).toBeUndefined();
+  });
+
   test("a ledger failure at a first look is asked again at the full poll, not at the first-look pace", async () => {
     let time = 0;
     let failing = true;

@@ -202,13 +202,18 @@ describe("ledger faults during /settle (embedded ledger over JSON-RPC behind a f
     expect(reply.body["errorReason"]).toBe("SETTLEMENT_FAILED");
     expect(String(reply.body["errorMessage"])).toContain("will be reconciled");
     expect((await recordOf())?.state).toBe("pending");
-    expect(rig.proxy.forwarded("sendTransaction")).toBe(1);
+    // The status look that leaves with the send shares its batch, which this node fails as a
+    // whole: the send's answer is lost with it and the same bytes go once more (deduplicated by
+    // signature; the payee is paid once, below). The looks then stop (batched-confirmation.ts).
+    const sends = rig.proxy.forwarded("sendTransaction");
+    expect(sends).toBeGreaterThanOrEqual(1);
+    expect(sends).toBeLessThanOrEqual(2);
 
     rig.proxy.setRule(null);
     expect(await rig.reconcile()).toMatchObject({ settled: 1, resent: 0 });
     expect((await recordOf())?.state).toBe("settled");
     expect(await paidTo()).toBe(DEFAULT_AMOUNT);
-    expect(rig.proxy.forwarded("sendTransaction")).toBe(1);
+    expect(rig.proxy.forwarded("sendTransaction")).toBe(sends);
   });
 
   test("blockhash expired before settling: BLOCKHASH_EXPIRED, no record, nothing sent", async () => {

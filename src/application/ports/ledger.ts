@@ -84,6 +84,12 @@ export type Ledger = Readonly<{
   /** Looks up statuses, searching history so an old signature is still found. */
   getSignatureStatuses(signatures: readonly Signature[]): Promise<readonly (SignatureStatus | null)[]>;
   /**
+   * A status look that leaves with this event-loop turn's sends, after them: null when the ledger
+   * does not know the signature yet (it may not have executed the send, or not in order). Only
+   * ledgers that batch their sends have it. Throws {@link LedgerError} when unreachable.
+   */
+  lookAfterSends?(signature: Signature): Promise<SignatureStatus | null>;
+  /**
    * The effects of a transaction landed at `confirmed` or better; null when the ledger does not
    * know it (or it is only `processed`). Throws {@link LedgerError} when unreachable.
    */

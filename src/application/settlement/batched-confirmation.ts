@@ -4,8 +4,11 @@ import { type Ledger, type SignatureStatus, isLedgerError } from "../ports/ledge
 import type { SignatureNotice, SignatureWatch } from "../ports/signature-watch.ts";
 import { type ConfirmationOutcome, type ConfirmationPolicy, DEFAULT_CONFIRMATION_POLICY } from "./confirm-transaction.ts";
 
-/** Waits for one submitted signature; same outcomes and bounds as {@link confirmTransaction}. */
-export type Confirmer = (signature: Signature, lastValidBlockHeight: bigint) => Promise<ConfirmationOutcome>;
+/**
+ * Waits for one submitted signature; same outcomes and bounds as {@link confirmTransaction}.
+ * `firstLook`, when given, is a status already asked for with the send (BatchedConfirmer.lookWithSend).
+ */
+export type Confirmer = (signature: Signature, lastValidBlockHeight: bigint, firstLook?: Promise<SignatureStatus | null>) => Promise<ConfirmationOutcome>;
 
 /**
  * A Confirmer that can be told of a send before it happens: `expect` starts watching for the
@@ -13,7 +16,23 @@ export type Confirmer = (signature: Signature, lastValidBlockHeight: bigint) => 
  * the transaction lands, is already asked for when the send returns. Returns the function that
  * stops watching; call it once the settlement no longer waits (confirmed, or never sent).
  */
-export type BatchedConfirmer = Confirmer & Readonly<{ expect(signature: Signature): () => void }>;
+export type BatchedConfirmer = Confirmer &
+  Readonly<{
+    expect(signature: Signature): () => void;
+    /**
+     * Called in the same turn as the send: a status look that leaves with the send's batch, after
+     * it (Ledger.lookAfterSends), for `confirm`'s `firstLook`. Undefined when the ledger cannot,
+     * or while such looks keep finding nothing (a real cluster takes hundreds of ms to confirm).
+     */
+    lookWithSend(signature: Signature): Promise<SignatureStatus | null> | undefined;
+  }>;
+
+/**
+ * After this many looks with the send in a row found nothing decided, only one send in this many
+ * gets one (so a ledger that starts confirming at once is noticed again): on a real cluster a
+ * status asked with the send is never confirmed yet, and the look would only add to its load.
+ */
+const SEND_LOOK_PATIENCE = 64;
 
 type Watched = { notice: SignatureNotice | null; waiter: Waiter | null };
 
@@ -51,6 +70,10 @@ type Waiter = {
  * confirmed, failed on-chain, expired (blockhash passed and one last look found nothing), or
  * unknown at `maxWaitMs`.
  *
+ * A send's first look can also leave with the send itself (`lookWithSend`, at the end of the
+ * send's JSON-RPC batch): on a ledger that executes the batch in order and confirms at once, the
+ * settlement is decided with its send's answer, one hop and the first-look gap less.
+ *
  * With a SignatureWatch, a pushed `confirmed` notice settles a signature at once (when it came
  * before the send returned, without any status call); everything above still runs beside it, so a
  * watch that says nothing changes nothing. A notice that the transaction failed is not taken as
@@ -74,6 +97,9 @@ export function createBatchedConfirmer(
   let nextFullPollAt = Number.POSITIVE_INFINITY;
   /** Waiters not looked at yet (each leaves the set only after a look). */
   let fresh = 0;
+  /** Looks with the send in a row that found nothing decided, and sends since the last probe. */
+  let sendLookMisses = 0;
+  let sendsSinceProbe = 0;
 
   function schedule(delayMs: number): void {
     const at = now() + Math.max(0, delayMs);
@@ -185,7 +211,40 @@ export function createBatchedConfirmer(
     });
   }
 
-  const confirm: Confirmer = (signature, lastValidBlockHeight) => {
+  function lookWithSend(signature: Signature): Promise<SignatureStatus | null> | undefined {
+    if (!ledger.lookAfterSends) return undefined;
+    if (sendLookMisses >= SEND_LOOK_PATIENCE && ++sendsSinceProbe < SEND_LOOK_PATIENCE) return undefined;
+    sendsSinceProbe = 0;
+    return ledger.lookAfterSends(signature);
+  }
+
+  /** The outcome the look with the send decided, or null (not decided, or the look failed: the polls go on). */
+  async function decidedWithSend(firstLook: Promise<SignatureStatus | null>): Promise<ConfirmationOutcome | null> {
+    let status: SignatureStatus | null;
+    try {
+      status = await firstLook;
+    } catch {
+      // The look shares its sends' HTTP request: a node that fails it (a rate limit on status
+      // reads, say) may have failed those sends' answers too, which then go again. So one failure
+      // is enough to stop asking, until a probe finds the ledger confirming at once again.
+      sendLookMisses = SEND_LOOK_PATIENCE;
+      sendsSinceProbe = 0;
+      return null;
+    }
+    const outcome = status ? decided(status) : null;
+    sendLookMisses = outcome ? 0 : sendLookMisses + 1;
+    return outcome;
+  }
+
+  const confirm: Confirmer = async (signature, lastValidBlockHeight, firstLook) => {
+    if (firstLook) {
+      const outcome = await decidedWithSend(firstLook);
+      if (outcome) return outcome;
+    }
+    return waitFor(signature, lastValidBlockHeight);
+  };
+
+  function waitFor(signature: Signature, lastValidBlockHeight: bigint): Promise<ConfirmationOutcome> {
     const entry = watched.get(signature);
     // Pushed before the send returned: no status call at all.
     if (entry?.notice && !entry.notice.failed) return Promise.resolve({ kind: "confirmed", slot: entry.notice.slot });
@@ -198,6 +257,6 @@ export function createBatchedConfirmer(
       if (entry) entry.waiter = waiter;
       if (!polling) scheduleNext();
     });
-  };
-  return Object.assign(confirm, { expect });
+  }
+  return Object.assign(confirm, { expect, lookWithSend });
 }

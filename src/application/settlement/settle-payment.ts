@@ -64,6 +64,7 @@ export function createSettlementService(
     ...deps,
     confirm: deps.confirm ?? (confirmer as BatchedConfirmer),
     ...(confirmer && deps.signatureWatch ? { expectConfirmation: confirmer.expect } : {}),
+    ...(confirmer ? { lookWithSend: confirmer.lookWithSend } : {}),
     blockhashWindow: deps.blockhashWindow ?? createBlockhashWindowReader(deps.ledger),
   };
 

@@ -1,6 +1,6 @@
 import type { Address, Signature } from "@solana/kit";
 import type { Clock } from "../ports/clock.ts";
-import type { Ledger } from "../ports/ledger.ts";
+import type { Ledger, SignatureStatus } from "../ports/ledger.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SettlementStore } from "../ports/settlement-store.ts";
 import type { SignatureWatch } from "../ports/signature-watch.ts";
@@ -36,6 +36,8 @@ export type SettleTransactionDeps = Readonly<{
    * is asked for while the claim commits; returns the function that stops waiting for it.
    */
   expectConfirmation?: (signature: Signature) => () => void;
+  /** Called in the send's turn: a status look leaving with the send (BatchedConfirmer.lookWithSend), for `confirm`. */
+  lookWithSend?: (signature: Signature) => Promise<SignatureStatus | null> | undefined;
   /** The node's pushed confirmations (signatureSubscribe); absent, confirmation polls only. */
   signatureWatch?: SignatureWatch;
   /** Shared blockhash reads; default: two RPC calls per settlement. */

@@ -93,7 +93,12 @@ async function signClaimAndSubmit(
 
   // From here the record is `pending` with the signed bytes: possibly sent, as recovery assumes.
   const log = deps.logger.child({ key: candidate.key, signature });
-  const submission = await submitTransaction(ledger, wire, signature).catch((error: unknown) => {
+  const sending = submitTransaction(ledger, wire, signature);
+  // Asked in the send's turn, so it leaves in the same batch, after the send: a ledger that
+  // confirms at once answers it with the send, one hop (and the first-look wait) less.
+  const firstLook = deps.lookWithSend?.(signature);
+  firstLook?.catch(() => {}); // a failed look only leaves the polls to decide
+  const submission = await sending.catch((error: unknown) => {
     stopWatching();
     throw error;
   });
@@ -110,7 +115,7 @@ async function signClaimAndSubmit(
 
   // Kept with the record's next write (its finish, or the pending mark) for status lookups.
   const submittedAt = new Date((deps.clock ?? systemClock).now());
-  const confirmation = (deps.confirm ? deps.confirm(signature, lastValidBlockHeight) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock))).finally(stopWatching);
+  const confirmation = (deps.confirm ? deps.confirm(signature, lastValidBlockHeight, firstLook) : confirmTransaction(ledger, signature, lastValidBlockHeight, deps.confirmation, nowOf(deps.clock))).finally(stopWatching);
   const finishing = confirmation.then((outcome) => finishConfirmation(deps, candidate, signature, reservation, log, outcome, submittedAt));
   if (deps.confirmDeadlineMs === undefined) return finishing;
   // SETTLE_CONFIRM_DEADLINE_MS: past it the client is told the settlement is pending, with the

@@ -40,11 +40,19 @@ type Pending = {
  * Each answer is matched to its call by id, never by position; an answer missing from the batch
  * fails only its own call (the ledger is then unavailable for it, never a wrong value).
  */
-export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options: JsonRpcBatchOptions): JsonRpcFetch {
+export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options: JsonRpcBatchOptions): JsonRpcBatcher {
   const maxCalls = Math.max(1, options.maxCalls ?? DEFAULT_MAX_CALLS);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let queue: Pending[] = [];
   let batching = true;
+  let flushDue = false;
+  let atFlush: (() => void)[] = [];
+
+  function scheduleFlush(): void {
+    if (flushDue) return;
+    flushDue = true;
+    setImmediate(flush);
+  }
 
   function sendAlone(call: Pending): void {
     single(call.method, call.params, call.signal).then((value) => settle(call, null, value), (error: unknown) => settle(call, error));
@@ -96,6 +104,11 @@ export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options:
   }
 
   function flush(): void {
+    flushDue = false;
+    // Hooks run first, so the calls they make join the end of this turn's batch.
+    const hooks = atFlush;
+    atFlush = [];
+    for (const hook of hooks) hook();
     const calls = queue.filter((call) => !call.settled);
     queue = [];
     let part: Pending[] = [];
@@ -120,13 +133,26 @@ export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options:
     send();
   }
 
-  return (method, params, signal) =>
+  const batched: JsonRpcFetch = (method, params, signal) =>
     new Promise<unknown>((resolve, reject) => {
       const call: Pending = { method, params, signal, resolve, reject, settled: false };
       if (signal.aborted) return reject(signal.reason);
       signal.addEventListener("abort", () => settle(call, signal.reason), { once: true });
       if (!batching) return sendAlone(call);
       queue.push(call);
-      if (queue.length === 1) setImmediate(flush);
+      scheduleFlush();
     });
+  return Object.assign(batched, {
+    atFlush(hook: () => void): void {
+      atFlush.push(hook);
+      scheduleFlush();
+    },
+  });
 }
+
+/**
+ * A batching JsonRpcFetch. `atFlush(hook)` runs `hook` when this turn's batch is about to leave
+ * (in the next turn when nothing is queued), so the calls the hook makes go after every call
+ * queued in this turn, in the same batch.
+ */
+export type JsonRpcBatcher = JsonRpcFetch & Readonly<{ atFlush(hook: () => void): void }>;

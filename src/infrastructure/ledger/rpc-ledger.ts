@@ -224,6 +224,27 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
     }
   }
 
+  /** This turn's status look, asked at the end of the sends' batch (one call for all of them). */
+  let looking: { readonly signatures: Signature[]; readonly statuses: Promise<readonly (SignatureStatus | null)[]> } | null = null;
+
+  function lookAfterSends(signature: Signature): Promise<SignatureStatus | null> {
+    if (!looking || looking.signatures.length >= MAX_SIGNATURES_PER_CALL) {
+      const signatures: Signature[] = [];
+      const statuses = new Promise<readonly (SignatureStatus | null)[]>((resolve, reject) => {
+        sendRpc.atFlush(() => {
+          if (looking?.signatures === signatures) looking = null;
+          call("getSignatureStatuses", async (signal) => {
+            const value = valueOf(await sendRpc("getSignatureStatuses", [signatures, { searchTransactionHistory: false }], signal), "getSignatureStatuses");
+            return arrayOf(value, signatures.length, "getSignatureStatuses").map((status) => statusOf(status as RawStatus | null));
+          }).then(resolve, reject);
+        });
+      });
+      looking = { signatures, statuses };
+    }
+    const index = looking.signatures.push(signature) - 1;
+    return looking.statuses.then((statuses) => statuses[index] ?? null);
+  }
+
   async function getMultipleAccounts(addresses: readonly Address[]): Promise<readonly (AccountSnapshot | null)[]> {
     const out: (AccountSnapshot | null)[] = [];
     for (const part of chunk(addresses, MAX_ACCOUNTS_PER_CALL)) {
@@ -290,6 +311,7 @@ export function createRpcLedger(options: RpcLedgerOptions): RpcLedger {
         true,
       );
     },
+    lookAfterSends,
     async getSignatureStatuses(signatures) {
       const out: (SignatureStatus | null)[] = [];
       for (const part of chunk(signatures, MAX_SIGNATURES_PER_CALL)) {
