@@ -5,7 +5,7 @@ import { IndexedAgent, type CatalogEntry } from "./indexed-agent.ts";
 import { KeyTable } from "./key-table.ts";
 import { compareKeys, keyHash, packKey, sameKey, type PackedKey } from "./packed-key.ts";
 import type { SlicedWork } from "./sliced-work.ts";
-import { gramAt, gramPostings, type GramKind } from "./uri-grams.ts";
+import { gramAt, gramPostings, type GramKind, type GramList } from "./uri-grams.ts";
 
 export type { CatalogEntry };
 
@@ -95,7 +95,8 @@ export type BaseIndex = Readonly<{
   grams: { value: UriGrams | null };
 }>;
 
-export type UriGrams = Readonly<{ bigrams: ReadonlyMap<number, Positions>; trigrams: ReadonlyMap<number, Positions> }>;
+/** A window's list is DENSE (null) when more than half the base holds it: `q` then scans rather than walk it. */
+export type UriGrams = Readonly<{ bigrams: ReadonlyMap<number, GramList>; trigrams: ReadonlyMap<number, GramList> }>;
 
 /**
  * What changed since the base was built, kept small and rebuilt whole at each refresh: base
