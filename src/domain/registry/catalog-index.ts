@@ -152,14 +152,12 @@ export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false):
   const byTag = new Map<string, number[]>();
   const active: number[] = [];
   const inactive: number[] = [];
-  const uris: string[] = [];
   for (let position = 0; position < sorted.length; position++) {
     const entry = sorted[position] as CatalogEntry;
     byMint.add(position);
     append(byOwner, entry.owner, position);
     for (const tag of entry.tagHashes) append(byTag, tag, position);
     (entry.active ? active : inactive).push(position);
-    uris.push(entry.uriLower);
     if ((position & 255) === 255) yield;
   }
   return {
@@ -169,7 +167,7 @@ export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false):
     byTag: yield* packed(byTag),
     active: Int32Array.from(active),
     inactive: Int32Array.from(inactive),
-    grams: { value: deferGrams ? null : yield* gramsOf(uris) },
+    grams: { value: deferGrams ? null : yield* gramsOf(sorted.map((entry) => entry.uriLower)) },
   };
 }
 
