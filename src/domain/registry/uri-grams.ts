@@ -53,11 +53,10 @@ export type GramPostings = Map<number, GramList>;
  * first counting each window's texts, the second writing the positions of the lists that are kept
  * straight into them: no array of every window (~40 million at 1,000,000 agents, 160 MB) is held
  * between the passes, only the lists. The lists are cut from buffers of `chunk` positions (a longer
- * list gets its own), so
- * no step allocates more than that (one large allocation, with the collection it set off, held the
- * event loop for 10-20 ms), and one buffer per list would cost a header per list. Windows of ASCII
- * code units (nearly all of a URI) are found through a direct table rather than a Map lookup: this
- * is the hot loop of a build.
+ * list gets its own), so no step allocates more than that (one large allocation, with the collection
+ * it set off, held the event loop for 10-20 ms), and one buffer per list would cost a header per
+ * list. Windows of ASCII code units (nearly all of a URI) are found through a direct table rather
+ * than a Map lookup: this is the hot loop of a build.
  */
 export function* gramPostings(texts: readonly string[], size: GramKind, chunk = CHUNK): SlicedWork<GramPostings> {
   const ids = new GramIds(size);
