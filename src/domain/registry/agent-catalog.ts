@@ -187,7 +187,8 @@ function catalogOf(state: State): AgentCatalog {
     if (query) {
       const [b, o] = query.size === 2 ? [grams?.bigrams, overlay.bigrams] : [grams?.trigrams, overlay.trigrams];
       // Until the base's lists are built (a catalog from a snapshot), the base is scanned.
-      for (const gram of query.grams) lists.push(b ? keyed(b, o, gram) : { base: null, overlay: o.get(gram) ?? EMPTY });
+      // A DENSE (null) list is scanned too: a walk of it would visit at least half the base.
+      for (const gram of query.grams) lists.push({ base: b ? gramList(b, gram) : null, overlay: o.get(gram) ?? EMPTY });
     }
     return lists.reduce((a, b) => (sizeOf(b) < sizeOf(a) ? b : a));
   }
@@ -241,6 +242,12 @@ function catalogOf(state: State): AgentCatalog {
 }
 
 const NO_POSITIONS: Positions = new Int32Array(0);
+
+/** The base's list for a window: none when no URI holds it, null (scan) when it is DENSE. */
+function gramList(lists: ReadonlyMap<number, Positions | null>, gram: number): Positions | null {
+  const list = lists.get(gram);
+  return list === undefined ? NO_POSITIONS : list;
+}
 
 type Entry = CatalogEntry;
 

@@ -5,7 +5,7 @@ import { IndexedAgent, type CatalogEntry } from "./indexed-agent.ts";
 import { KeyTable } from "./key-table.ts";
 import { compareKeys, keyHash, packKey, sameKey, type PackedKey } from "./packed-key.ts";
 import type { SlicedWork } from "./sliced-work.ts";
-import { gramAt, gramPostings, type GramKind } from "./uri-grams.ts";
+import { gramAt, gramPostings, type GramKind, type GramList } from "./uri-grams.ts";
 
 export type { CatalogEntry };
 
@@ -95,7 +95,8 @@ export type BaseIndex = Readonly<{
   grams: { value: UriGrams | null };
 }>;
 
-export type UriGrams = Readonly<{ bigrams: ReadonlyMap<number, Positions>; trigrams: ReadonlyMap<number, Positions> }>;
+/** A window's list is DENSE (null) when more than half the base holds it: `q` then scans rather than walk it. */
+export type UriGrams = Readonly<{ bigrams: ReadonlyMap<number, GramList>; trigrams: ReadonlyMap<number, GramList> }>;
 
 /**
  * What changed since the base was built, kept small and rebuilt whole at each refresh: base
@@ -151,14 +152,12 @@ export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false):
   const byTag = new Map<string, number[]>();
   const active: number[] = [];
   const inactive: number[] = [];
-  const uris: string[] = [];
   for (let position = 0; position < sorted.length; position++) {
     const entry = sorted[position] as CatalogEntry;
     byMint.add(position);
     append(byOwner, entry.owner, position);
     for (const tag of entry.tagHashes) append(byTag, tag, position);
     (entry.active ? active : inactive).push(position);
-    uris.push(entry.uriLower);
     if ((position & 255) === 255) yield;
   }
   return {
@@ -168,7 +167,7 @@ export function* buildBase(sorted: readonly CatalogEntry[], deferGrams = false):
     byTag: yield* packed(byTag),
     active: Int32Array.from(active),
     inactive: Int32Array.from(inactive),
-    grams: { value: deferGrams ? null : yield* gramsOf(uris) },
+    grams: { value: deferGrams ? null : yield* gramsOf(sorted.map((entry) => entry.uriLower)) },
   };
 }
 

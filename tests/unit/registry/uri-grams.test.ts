@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { finishNow } from "../../../src/domain/registry/sliced-work.ts";
-import { gramAt, gramPostings, type GramKind } from "../../../src/domain/registry/uri-grams.ts";
+import { DENSE, gramAt, gramPostings, type GramKind } from "../../../src/domain/registry/uri-grams.ts";
 
 /** A small deterministic generator (xorshift), so a failure repeats. */
 function random(seed: number): () => number {
@@ -40,7 +40,36 @@ describe("the q lists' postings", () => {
       const postings = finishNow(gramPostings(texts, size));
       const expected = naive(texts, size);
       expect(postings.size).toBe(expected.size);
-      for (const [key, positions] of expected) expect([...(postings.get(key) ?? [])]).toEqual(positions);
+      // Held by more than half the texts: no list (DENSE), `q` scans; every other list exactly.
+      for (const [key, positions] of expected) {
+        const list = postings.get(key);
+        if (positions.length > texts.length / 2) expect(list).toBe(DENSE);
+        else expect(list ? [...list] : list).toEqual(positions);
+      }
+    }
+  });
+
+  test("lists of every size around the dense line and the buffers' bounds are exact (URIs like the benches')", () => {
+    // Every URI holds the scheme and the host (dense); a digit window is in 1/10 or fewer of them;
+    // `half` is in exactly half (kept) and `most` in one more than half (dense).
+    const count = 3_001;
+    const texts = Array.from({ length: count }, (_, n) => `https://agents.example/${n}/agent-card.json${n % 2 ? "half" : ""}${n <= count / 2 ? "most" : ""}`);
+    // Buffers of 1,000 positions: lists share them, a list of 1,500 gets its own.
+    for (const size of [2, 3] as const) {
+      const postings = finishNow(gramPostings(texts, size, 1_000));
+      const expected = naive(texts, size);
+      expect(postings.size).toBe(expected.size);
+      let dense = 0;
+      for (const [key, positions] of expected) {
+        const list = postings.get(key);
+        if (positions.length > count / 2) {
+          expect(list).toBe(DENSE);
+          dense++;
+        } else expect(list ? [...list] : list).toEqual(positions);
+      }
+      expect(dense).toBeGreaterThan(10);
+      expect(postings.get(gramAt("half", 0, size))?.length).toBe(1_500);
+      expect(postings.get(gramAt("most", 0, size))).toBe(DENSE);
     }
   });
 });
