@@ -131,22 +131,25 @@ export function createKnownStates<R>(): KnownStates<R> {
     }
   }
 
+  /** Every per-row column to `rows` rows (their contents kept). */
+  function growColumns(rows: number): void {
+    capacity = rows;
+    sizes = grown(sizes, (n) => new Int32Array(n));
+    h1s = grown(h1s, (n) => new Uint32Array(n));
+    h2s = grown(h2s, (n) => new Uint32Array(n));
+    slots = grown(slots, (n) => new Float64Array(n));
+    seens = grown(seens, (n) => new Float64Array(n));
+    applieds = grown(applieds, (n) => new Float64Array(n));
+    keys = grown(keys, (n) => new Float64Array(n), capacity * PACKED_KEY_WORDS);
+    nexts = grown(nexts, (n) => new Int32Array(n));
+    prevs = grown(prevs, (n) => new Int32Array(n));
+  }
+
   function newRow(): number {
     const reused = free.pop();
     if (reused !== undefined) return reused;
     const row = records.length;
-    if (row === capacity) {
-      capacity *= 2;
-      sizes = grown(sizes, (n) => new Int32Array(n));
-      h1s = grown(h1s, (n) => new Uint32Array(n));
-      h2s = grown(h2s, (n) => new Uint32Array(n));
-      slots = grown(slots, (n) => new Float64Array(n));
-      seens = grown(seens, (n) => new Float64Array(n));
-      applieds = grown(applieds, (n) => new Float64Array(n));
-      keys = grown(keys, (n) => new Float64Array(n), capacity * PACKED_KEY_WORDS);
-      nexts = grown(nexts, (n) => new Int32Array(n));
-      prevs = grown(prevs, (n) => new Int32Array(n));
-    }
+    if (row === capacity) growColumns(capacity * 2);
     records.push(undefined);
     oddText.push(undefined);
     return row;
@@ -215,18 +218,7 @@ export function createKnownStates<R>(): KnownStates<R> {
   }
 
   function reserve(rows: number): void {
-    if (rows > capacity) {
-      capacity = rows;
-      sizes = grown(sizes, (n) => new Int32Array(n));
-      h1s = grown(h1s, (n) => new Uint32Array(n));
-      h2s = grown(h2s, (n) => new Uint32Array(n));
-      slots = grown(slots, (n) => new Float64Array(n));
-      seens = grown(seens, (n) => new Float64Array(n));
-      applieds = grown(applieds, (n) => new Float64Array(n));
-      keys = grown(keys, (n) => new Float64Array(n), capacity * PACKED_KEY_WORDS);
-      nexts = grown(nexts, (n) => new Int32Array(n));
-      prevs = grown(prevs, (n) => new Int32Array(n));
-    }
+    if (rows > capacity) growColumns(rows);
     let size = table.length;
     while (size < rows * 4) size *= 2;
     if (size > table.length) rehash(size);
