@@ -383,7 +383,10 @@ async function main(): Promise<void> {
       "own loop delay p99 ms, > 10 ms": `${ms(stall.p99)}, ${stall.over10}`,
     });
   }
+  // Markers in stderr, so that a collector log (BUN_JSC_logGC=1) can be cut to the scenarios.
+  console.error("[bench] scenarios start");
   for (const [name, path] of scenarios) await run(name, `${base}${path}`);
+  console.error("[bench] scenarios end");
   const rssPeakRegistry = rssPeak;
   const rssAfterRegistry = process.memoryUsage().rss;
   // Printed now as well, so that a later step failing under load does not lose them.
