@@ -41,6 +41,7 @@ import { systemClock } from "../src/application/ports/clock.ts";
 import { silentLogger } from "../src/application/ports/logger.ts";
 import { AGENT_IDENTITY_DISCRIMINATOR } from "../src/domain/registry/agent-identity.ts";
 import { createCategoryCatalog, DEFAULT_CATEGORY_NAMES } from "../src/domain/registry/categories.ts";
+import { APP_CONFIG } from "../src/http/app-config.ts";
 import { errorLayer } from "../src/http/error-layer.ts";
 import { registryRoutes } from "../src/http/registry/registry-routes.ts";
 import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
@@ -327,7 +328,7 @@ async function main(): Promise<void> {
   const rssIndexed = process.memoryUsage().rss;
   const { heapSize: heapIndexed, objectCount: objectsIndexed } = heapStats();
 
-  const app = new Elysia().use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
+  const app = new Elysia(APP_CONFIG).use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.handle(request) });
   const base = `http://127.0.0.1:${server.port}`;
 
@@ -382,9 +383,15 @@ async function main(): Promise<void> {
       "own loop delay p99 ms, > 10 ms": `${ms(stall.p99)}, ${stall.over10}`,
     });
   }
+  // Markers in stderr, so that a collector log (BUN_JSC_logGC=1) can be cut to the scenarios.
+  console.error("[bench] scenarios start");
   for (const [name, path] of scenarios) await run(name, `${base}${path}`);
+  console.error("[bench] scenarios end");
   const rssPeakRegistry = rssPeak;
   const rssAfterRegistry = process.memoryUsage().rss;
+  // Printed now as well, so that a later step failing under load does not lose them.
+  console.log(`scenarios: RSS peak ${mb(rssPeakRegistry)}, after ${mb(rssAfterRegistry)}`);
+  console.table(rows);
 
   // From a ledger write to the change in a detail response (through the server), 20 times.
   const visible: number[] = [];
@@ -409,7 +416,7 @@ async function main(): Promise<void> {
   // /users/me needs the auth composition, whose in-memory PGlite alone takes a few hundred MB of
   // RSS: it starts only now, so the figures above are the registry's.
   const signedIn = await signedInUser(bench, index);
-  const usersApp = new Elysia().use(errorLayer(silentLogger)).use(authRoutes(signedIn.auth)).use(usersRoutes(signedIn.auth));
+  const usersApp = new Elysia(APP_CONFIG).use(errorLayer(silentLogger)).use(authRoutes(signedIn.auth)).use(usersRoutes(signedIn.auth));
   const usersServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => usersApp.handle(request) });
   const usersBase = `http://127.0.0.1:${usersServer.port}`;
   await run("/users/me (20 agents)", `${usersBase}/users/me`, { authorization: `Bearer ${await signedIn.token(usersBase)}` });

@@ -1,4 +1,4 @@
-import { isAddress } from "@solana/kit";
+import { isBase58Address } from "./fast-address-codec.ts";
 import type { AgentKey } from "./agent-order.ts";
 
 /**
@@ -21,7 +21,7 @@ export function decodeAgentCursor(cursor: string): AgentKey | null {
   if (text === null) return null;
   const [version, updatedAt, nftMint, ...rest] = text.split(":");
   if (version !== VERSION || rest.length > 0 || updatedAt === undefined || nftMint === undefined) return null;
-  if (!INTEGER.test(updatedAt) || !isAddress(nftMint)) return null;
+  if (!INTEGER.test(updatedAt) || !isBase58Address(nftMint)) return null;
   const value = BigInt(updatedAt);
   if (value < I64_MIN || value > I64_MAX) return null;
   return { updatedAt: value, nftMint };

@@ -1,4 +1,4 @@
-import { isAddress } from "@solana/kit";
+import { isBase58Address } from "./fast-address-codec.ts";
 import type { AgentKey } from "./agent-order.ts";
 
 /**
@@ -69,12 +69,12 @@ export function decodePaymentsCursor(cursor: string): PaymentsCursor | null {
   if (version !== VERSION) return null;
   if (part === "paid" && rest.length === 3) {
     const [count, owner, nftMint] = rest as [string, string, string];
-    if (!COUNT.test(count) || Number(count) < 1 || !isAddress(owner) || !isAddress(nftMint)) return null;
+    if (!COUNT.test(count) || Number(count) < 1 || !isBase58Address(owner) || !isBase58Address(nftMint)) return null;
     return { part: "paid", key: { count: Number(count), owner, nftMint } };
   }
   if (part === "unpaid" && rest.length === 2) {
     const [updatedAt, nftMint] = rest as [string, string];
-    if (!INTEGER.test(updatedAt) || !isAddress(nftMint)) return null;
+    if (!INTEGER.test(updatedAt) || !isBase58Address(nftMint)) return null;
     const value = BigInt(updatedAt);
     if (value < I64_MIN || value > I64_MAX) return null;
     return { part: "unpaid", after: { updatedAt: value, nftMint } };

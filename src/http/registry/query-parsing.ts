@@ -1,4 +1,4 @@
-import { isAddress } from "@solana/kit";
+import { isBase58Address } from "../../domain/registry/fast-address-codec.ts";
 import type { AgentPageRequest } from "../../domain/registry/agent-catalog.ts";
 import { decodeAgentCursor } from "../../domain/registry/agent-cursor.ts";
 import { decodePaymentsCursor, type PaymentsCursor } from "../../domain/registry/payments-order.ts";
@@ -63,7 +63,7 @@ export function parseServicesQuery(query: ServicesQuery): ServiceFilter {
 
 function parseAddress(name: string, text: string | undefined, problems: Problems): string | undefined {
   if (text === undefined) return undefined;
-  if (isAddress(text)) return text;
+  if (isBase58Address(text)) return text;
   problems.push(`${name} must be a base58 address`);
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { isAddress } from "@solana/kit";
+import { isBase58Address } from "../../domain/registry/fast-address-codec.ts";
 import type { AgentIndex } from "../../application/ports/agent-index.ts";
 import { type AgentPayments, pageOfPaidAgents } from "../../application/registry/agent-payments.ts";
 import type { PaymentsSummary, SettledReceipt } from "../../application/ports/payment-stats.ts";
@@ -9,6 +9,7 @@ import type { CategoryCatalog } from "../../domain/registry/categories.ts";
 import type { FeedbackRecord } from "../../domain/registry/feedback-selection.ts";
 import { errorResponses } from "../error-models.ts";
 import { HttpError } from "../http-error.ts";
+import { agentListResponse } from "./agent-list-body.ts";
 import { createAgentPresenter } from "./agent-presenter.ts";
 import { parseAgentListQuery, parseFeedbackQuery, parsePaymentsCursor, parseServicesQuery } from "./query-parsing.ts";
 import { pageOfAgentsByPayments } from "../../application/registry/agents-by-payments.ts";
@@ -52,7 +53,7 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
     // parseAgentListQuery leaves `after` (the default order's position) out under sort=payments.
     const counts = await paymentCounts(deps.payments);
     const page = await available(pageOfAgentsByPayments(index, counts, { ...request, minPayments, ...(cursor ? { cursor } : {}) }));
-    return { data: page.items.map(present.agent), cursor: { next: page.next ? encodePaymentsCursor(page.next) : null, hasMore: page.next !== null } };
+    return agentListResponse(page.items.map(present.agentJson), page.next ? encodePaymentsCursor(page.next) : null);
   }
 
   return new Elysia({ name: "registry-routes" })
@@ -66,10 +67,7 @@ export function registryRoutes(deps: RegistryRoutesDeps) {
           minPayments > 0 && deps.payments
             ? await available(paymentCounts(deps.payments).then((counts) => pageOfPaidAgents(index, request, counts, minPayments)))
             : await available(index.listAgents(request));
-        return {
-          data: page.items.map(present.agent),
-          cursor: { next: page.nextKey ? encodeAgentCursor(page.nextKey) : null, hasMore: page.nextKey !== null },
-        };
+        return agentListResponse(page.items.map(present.agentJson), page.nextKey ? encodeAgentCursor(page.nextKey) : null);
       },
       {
         query: AgentListQuery,
@@ -195,7 +193,7 @@ function paymentsView(summary: PaymentsSummary) {
 
 /** A malformed id cannot name an agent: it is a 404 like an unknown one. */
 function knownId(id: string): string {
-  if (!isAddress(id)) throw agentNotFound();
+  if (!isBase58Address(id)) throw agentNotFound();
   return id;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { getAddressDecoder, getAddressEncoder, getU64Codec } from "@solana/kit";
+import { getAddressDecoder, getAddressEncoder, getU64Codec, isAddress } from "@solana/kit";
 import { getSharedU64Codec } from "../../../src/domain/registry/borsh-codecs.ts";
-import { getFastAddressDecoder } from "../../../src/domain/registry/fast-address-codec.ts";
+import { getFastAddressDecoder, isBase58Address } from "../../../src/domain/registry/fast-address-codec.ts";
 import {
   AGENT_IDENTITY_DISCRIMINATOR,
   AGENT_OWNER_OFFSET,
@@ -158,6 +158,27 @@ describe("fast address decoder (checked against kit's getAddressDecoder)", () =>
     }
     for (const bytes of samples) expect(fast.decode(bytes)).toBe(kit.decode(bytes));
     expect(() => fast.decode(new Uint8Array(31))).toThrow();
+  });
+
+  test("isBase58Address answers as kit's isAddress: addresses, 31/33-byte numbers, wrong lengths, bad characters", () => {
+    const kit = getAddressDecoder();
+    const texts = ["", "1", "1".repeat(31), "1".repeat(32), "1".repeat(44), "1".repeat(45), "z".repeat(44), "z".repeat(43), "2".repeat(44)];
+    for (let i = 0; i < 300; i++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(32));
+      bytes.fill(0, 0, i % 5);
+      const text = kit.decode(bytes);
+      texts.push(text, `${text}1`, text.slice(1), text.replace(/.$/, "0"), text.replace(/^./, "l"), text.replace(/.$/, "é"), `1${text.slice(0, 43)}`);
+      // 31 and 33 bytes: base58 texts of the right length range that are not 32 bytes.
+      texts.push(getFastAddressDecoder().decode(new Uint8Array([1, ...bytes.slice(1)])).slice(0, 43));
+      for (const size of [31, 33]) texts.push(kit.decode(new Uint8Array([...crypto.getRandomValues(new Uint8Array(size)), 0]).slice(0, 32)).padEnd(size === 31 ? 32 : 44, "z"));
+    }
+    let valid = 0;
+    for (const text of texts) {
+      expect([text, isBase58Address(text)]).toEqual([text, isAddress(text)]);
+      if (isAddress(text)) valid++;
+    }
+    expect(valid).toBeGreaterThan(300); // both answers occur, often
+    expect(texts.length - valid).toBeGreaterThan(300);
   });
 });
 
