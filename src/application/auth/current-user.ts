@@ -1,4 +1,5 @@
-import { isAddress, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
+import { isBase58Address } from "../../domain/registry/fast-address-codec.ts";
 import type { AccessTokens } from "../ports/access-tokens.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { SignInStore } from "../ports/sign-in-store.ts";
@@ -25,7 +26,7 @@ export function createCurrentUser(deps: CurrentUserDeps): (bearerToken: string |
   return async (bearerToken) => {
     if (bearerToken === null) return unauthenticated("missing bearer token: Authorization: Bearer <accessToken>");
     const verified = await tokens.verify(bearerToken);
-    if (!verified || !isAddress(verified.subject)) return unauthenticated("access token is invalid or expired");
+    if (!verified || !isBase58Address(verified.subject)) return unauthenticated("access token is invalid or expired");
     const user = await store.findUser(verified.subject);
     // A valid token for a user the store no longer holds (a wiped database): sign in again.
     if (!user) return unauthenticated("access token names no known user; sign in again");
