@@ -16,6 +16,8 @@ export type JoseAccessTokensOptions = Readonly<{
 const TOKEN_TYPE = "JWT";
 /** Far beyond any token we issue (~300 bytes); a longer header is refused unparsed. */
 const MAX_TOKEN_LENGTH = 4096;
+/** Tokens remembered as verified (the oldest forgotten first): ~300 bytes each, ~3 MB at most. */
+const MAX_VERIFIED_TOKENS = 10_000;
 
 /**
  * Access tokens as compact JWS (EdDSA over Ed25519): header `alg`, `typ`, `kid`; claims `iss`,
@@ -35,6 +37,18 @@ export function createJoseAccessTokens(options: JoseAccessTokensOptions): Access
     return key;
   };
 
+  /**
+   * Tokens this process has verified, with their subject and `exp`. A client calls GET /users/me
+   * with the same token again and again, and the EdDSA check was ~140 µs of CPU each time, about a
+   * third of the request (docs/performance.md, fourth session).
+   * SECURITY: only a token whose signature and claims passed jwtVerify is remembered, keyed by its
+   * exact text, so any other text (one byte changed) is verified in full. A remembered token is
+   * answered only while `exp` is still ahead, the same test jwtVerify applies (no clock tolerance);
+   * it depends on nothing else that can change: the key set is fixed for the process's life and a
+   * token is never revoked before it expires (docs/auth.md).
+   */
+  const verified = new Map<string, Readonly<{ subject: string; exp: number }>>();
+
   return Object.freeze({
     async issue(subject: string): Promise<IssuedAccessToken> {
       const nowSeconds = Math.floor(clock.now() / 1000);
@@ -51,6 +65,13 @@ export function createJoseAccessTokens(options: JoseAccessTokensOptions): Access
 
     async verify(token: string): Promise<Readonly<{ subject: string }> | null> {
       if (token.length > MAX_TOKEN_LENGTH) return null;
+      const nowSeconds = Math.floor(clock.now() / 1000);
+      const known = verified.get(token);
+      if (known) {
+        if (known.exp > nowSeconds) return { subject: known.subject };
+        verified.delete(token);
+        return null;
+      }
       try {
         const { payload } = await jwtVerify(token, keyFor, {
           algorithms: [JWT_ALGORITHM],
@@ -60,7 +81,10 @@ export function createJoseAccessTokens(options: JoseAccessTokensOptions): Access
           currentDate: new Date(clock.now()),
           requiredClaims: ["sub", "iat", "exp"],
         });
-        return typeof payload.sub === "string" ? { subject: payload.sub } : null;
+        if (typeof payload.sub !== "string" || typeof payload.exp !== "number") return null;
+        if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value as string);
+        verified.set(token, Object.freeze({ subject: payload.sub, exp: payload.exp }));
+        return { subject: payload.sub };
       } catch {
         // Every failure (format, signature, claims, key) is the same answer: not a valid token.
         return null;
