@@ -63,7 +63,8 @@ describe("access tokens: a verified token remembered until its exp (real jose, m
     expect(await tokens.verify(accessToken)).toEqual({ subject: SUBJECT });
     const [header, payload, signature] = accessToken.split(".") as [string, string, string];
     const otherSubject = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), sub: "So11111111111111111111111111111111111111112" })).toString("base64url");
-    const flipped = signature.slice(0, -2) + (signature.endsWith("A") ? "B" : "A") + signature.slice(-1);
+    // The second-to-last character carries six of the signature's bits (the last only two): always a different one.
+    const flipped = signature.slice(0, -2) + (signature.at(-2) === "A" ? "B" : "A") + signature.slice(-1);
     const { privateKey: foreignKey } = await generateKeyPair("EdDSA", { crv: "Ed25519" });
     const foreign = await new SignJWT({}).setProtectedHeader({ alg: "EdDSA", typ: "JWT", kid: "k1" }).setIssuer(ISSUER).setAudience(ISSUER).setSubject(SUBJECT).setIssuedAt().setExpirationTime("1h").sign(foreignKey);
     for (const forged of [`${header}.${otherSubject}.${signature}`, `${header}.${payload}.${flipped}`, foreign]) {
