@@ -65,3 +65,18 @@ export function rewriteShare(ledger: LocalLedger, agents: number, share: number,
   const step = Math.max(1, Math.round(1 / share));
   for (let n = 0; n < agents; n += step) writeAgent(ledger, n, version);
 }
+
+/** The registry bench's read scenarios (name, path), shared by bench/registry.ts and bench/registry-allocations.ts. */
+export function registryScenarios(secondPageCursor: string): [string, string][] {
+  return [
+    ["no filter", "/agents"],
+    ["limit=100", "/agents?limit=100"],
+    ["active=true", "/agents?active=true"],
+    ["category=defi", "/agents?category=defi"],
+    ["owner", `/agents?owner=${address(2, 42)}`],
+    ["q (substring)", "/agents?q=/77"],
+    ["combined", `/agents?active=true&category=trading&q=agent-card`],
+    ["cursor page 2", `/agents?cursor=${secondPageCursor}`],
+    ["detail", `/agents/${address(1, 1234)}`],
+  ];
+}

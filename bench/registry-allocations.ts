@@ -18,7 +18,7 @@ import { errorLayer } from "../src/http/error-layer.ts";
 import { registryRoutes } from "../src/http/registry/registry-routes.ts";
 import { createLocalLedger } from "../src/infrastructure/ledger/local-ledger.ts";
 import { createAgentIndex } from "../src/infrastructure/registry/ledger-agent-index.ts";
-import { address, programId, writeAgent } from "./registry-agents.ts";
+import { programId, registryScenarios, writeAgent } from "./registry-agents.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
 const N = Number(process.argv[2] ?? 40);
@@ -29,17 +29,7 @@ await index.ready();
 const app = new Elysia(process.env.BENCH_NORMALIZE ? {} : APP_CONFIG).use(errorLayer(silentLogger)).use(registryRoutes({ index, categories: createCategoryCatalog(DEFAULT_CATEGORY_NAMES) }));
 const base = "http://local";
 const page2 = (await (await app.handle(new Request(`${base}/agents?limit=20`))).json()) as { cursor: { next: string } };
-const scenarios: [string, string][] = [
-  ["no filter", "/agents"],
-  ["limit=100", "/agents?limit=100"],
-  ["active=true", "/agents?active=true"],
-  ["category=defi", "/agents?category=defi"],
-  ["owner", `/agents?owner=${address(2, 42)}`],
-  ["q (substring)", "/agents?q=/77"],
-  ["combined", `/agents?active=true&category=trading&q=agent-card`],
-  ["cursor page 2", `/agents?cursor=${page2.cursor.next}`],
-  ["detail", `/agents/${address(1, 1234)}`],
-];
+const scenarios = registryScenarios(page2.cursor.next);
 const top = Number(process.env.BENCH_TOP ?? 12);
 const totals: Record<string, number | string>[] = [];
 for (const [name, path] of scenarios) {

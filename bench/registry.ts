@@ -61,7 +61,7 @@ import { usersRoutes } from "../src/http/registry/users-routes.ts";
 import { parseAppConfig } from "../src/infrastructure/config/app-config.ts";
 import { openStore } from "../src/infrastructure/store/index.ts";
 import { createSqlWindowCounters } from "../src/infrastructure/store/sql-window-counters.ts";
-import { address, agent, programId, rewriteShare, writeAgent, writeOwnedAgents } from "./registry-agents.ts";
+import { address, agent, programId, registryScenarios, rewriteShare, writeAgent, writeOwnedAgents } from "./registry-agents.ts";
 import { threadCpuMs } from "./thread-cpu.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
@@ -333,17 +333,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${server.port}`;
 
   const page2 = (await (await fetch(`${base}/agents?limit=20`)).json()) as { cursor: { next: string } };
-  const scenarios: [string, string][] = [
-    ["no filter", "/agents"],
-    ["limit=100", "/agents?limit=100"],
-    ["active=true", "/agents?active=true"],
-    ["category=defi", "/agents?category=defi"],
-    ["owner", `/agents?owner=${address(2, 42)}`],
-    ["q (substring)", "/agents?q=/77"],
-    ["combined", `/agents?active=true&category=trading&q=agent-card`],
-    ["cursor page 2", `/agents?cursor=${page2.cursor.next}`],
-    ["detail", `/agents/${address(1, 1234)}`],
-  ];
+  const scenarios = registryScenarios(page2.cursor.next);
 
   // Churn: agents rewritten with a newer updated_at, a few every 10 ms, during the load (in
   // process each litesvm write holds this loop ~0.5 ms, so they are spread out as real traffic is).
