@@ -1,4 +1,4 @@
-import { type JsonRpcFetch, parseAnswer, RpcHttpError, RpcServerError } from "./json-rpc-fetch.ts";
+import { JSON_RPC_HEADERS, type JsonRpcFetch, parseAnswer, RpcHttpError, resultOf } from "./json-rpc-fetch.ts";
 
 export type JsonRpcBatchOptions = Readonly<{
   /** The deadline of one batch's HTTP request (each call also keeps its own signal). */
@@ -11,7 +11,6 @@ export type JsonRpcBatchOptions = Readonly<{
 
 const DEFAULT_MAX_CALLS = 16;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024;
-const HEADERS = Object.freeze({ accept: "application/json", "content-type": "application/json; charset=utf-8" });
 
 type Pending = {
   readonly method: string;
@@ -68,7 +67,7 @@ export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options:
   async function sendBatch(calls: readonly Pending[], bodies: readonly string[]): Promise<void> {
     let answer: unknown;
     try {
-      const response = await fetch(url, { method: "POST", headers: HEADERS, body: `[${bodies.join(",")}]`, signal: AbortSignal.timeout(options.timeoutMs) });
+      const response = await fetch(url, { method: "POST", headers: JSON_RPC_HEADERS, body: `[${bodies.join(",")}]`, signal: AbortSignal.timeout(options.timeoutMs) });
       if (!response.ok) {
         if (response.status >= 400 && response.status < 500 && response.status !== 429) return refusedBatch(calls);
         throw new RpcHttpError(response.status);
@@ -87,12 +86,12 @@ export function createJsonRpcBatcher(url: string, single: JsonRpcFetch, options:
     calls.forEach((call, id) => {
       const entry = byId.get(id);
       if (entry === undefined) return settle(call, new Error("the node's batch answer has no entry for this call"));
-      const { error, result } = entry as { error?: unknown; result?: unknown };
-      if (typeof error === "object" && error !== null) {
-        const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
-        return settle(call, new RpcServerError(Number(code), typeof message === "string" ? message : "JSON-RPC error", data));
+      let result: unknown;
+      try {
+        result = resultOf(entry as object);
+      } catch (error) {
+        return settle(call, error);
       }
-      if (!("result" in (entry as object))) return settle(call, new Error("the node's answer has neither a result nor an error"));
       settle(call, null, result);
     });
   }

@@ -35,7 +35,7 @@ export function isRpcHttpError(error: unknown): error is RpcHttpError {
 /** One JSON-RPC request: the node's `result`, or a thrown RpcServerError, RpcHttpError, or fetch/abort error. */
 export type JsonRpcFetch = (method: string, params: readonly unknown[], signal: AbortSignal) => Promise<unknown>;
 
-const HEADERS = Object.freeze({ accept: "application/json", "content-type": "application/json; charset=utf-8" });
+export const JSON_RPC_HEADERS = Object.freeze({ accept: "application/json", "content-type": "application/json; charset=utf-8" });
 
 /** MAX_SAFE_INTEGER has 16 digits: a body without a run of 16 digits holds no integer a double rounds. */
 const MAYBE_UNSAFE_INTEGER = /\d{16}/;
@@ -80,16 +80,21 @@ export function createJsonRpcFetch(url: string): JsonRpcFetch {
   return async (method, params, signal) => {
     nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER;
     const body = JSON.stringify({ jsonrpc: "2.0", id: nextId, method, params });
-    const response = await fetch(url, { method: "POST", headers: HEADERS, body, signal });
+    const response = await fetch(url, { method: "POST", headers: JSON_RPC_HEADERS, body, signal });
     if (!response.ok) throw new RpcHttpError(response.status);
     const answer = parseAnswer(await response.text());
     if (typeof answer !== "object" || answer === null) throw new Error("the node's answer is not a JSON-RPC response");
-    const { error, result } = answer as { error?: unknown; result?: unknown };
-    if (typeof error === "object" && error !== null) {
-      const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
-      throw new RpcServerError(Number(code), typeof message === "string" ? message : "JSON-RPC error", data);
-    }
-    if (!("result" in answer)) throw new Error("the node's answer has neither a result nor an error");
-    return result;
+    return resultOf(answer);
   };
+}
+
+/** One JSON-RPC response object's `result`; its `error` thrown as an RpcServerError. */
+export function resultOf(answer: object): unknown {
+  const { error, result } = answer as { error?: unknown; result?: unknown };
+  if (typeof error === "object" && error !== null) {
+    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+    throw new RpcServerError(Number(code), typeof message === "string" ? message : "JSON-RPC error", data);
+  }
+  if (!("result" in answer)) throw new Error("the node's answer has neither a result nor an error");
+  return result;
 }
